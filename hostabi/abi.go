@@ -1,0 +1,42 @@
+package hostabi
+
+// Version is the ABI version this host and SDK implement. A plugin reports
+// its own through the ExportABIVersion export; the host refuses a mismatch.
+const Version = 1
+
+// Exports every plugin must provide. Each operation takes a JSON request in
+// guest memory (ptr, len) and returns a packed uint64: the guest pointer in
+// the high 32 bits and the length of the JSON response in the low 32 bits.
+// The response stays valid until the next call into the plugin.
+const (
+	ExportInitialize    = "_initialize"
+	ExportABIVersion    = "rpengine_abi_version" // () -> i32
+	ExportAlloc         = "rpengine_alloc"       // (len i32) -> ptr i32
+	ExportFree          = "rpengine_free"        // (ptr i32)
+	ExportConfigure     = "rpengine_configure"
+	ExportListNodes     = "rpengine_list_nodes"
+	ExportListInstances = "rpengine_list_instances"
+)
+
+// HostModule is the import module name of the host functions.
+const HostModule = "rpengine"
+
+// Host functions a plugin may import from HostModule.
+const (
+	ImportLog = "log" // (level i32, ptr i32, len i32)
+)
+
+// Log levels for ImportLog, in slog's order.
+const (
+	LevelDebug = -4
+	LevelInfo  = 0
+	LevelWarn  = 4
+	LevelError = 8
+)
+
+// Pack and Unpack turn a guest (pointer, length) pair into the single
+// uint64 an export returns; Go's wasmexport allows one result only.
+func Pack(ptr, n uint32) uint64 { return uint64(ptr)<<32 | uint64(n) }
+
+// Unpack is the inverse of Pack.
+func Unpack(v uint64) (ptr, n uint32) { return uint32(v >> 32), uint32(v) }

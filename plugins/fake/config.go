@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// config is [plugin.config]. Either Nodes > 0 (generated world) or
+// Node/Instance lists (exact world); both may be combined.
+type config struct {
+	Nodes               int      `json:"nodes"`
+	Seed                int64    `json:"seed"`
+	ResourceClasses     []string `json:"resource_classes"`
+	MaintenanceFraction float64  `json:"maintenance_fraction"`
+	InstanceFraction    float64  `json:"instance_fraction"`
+	Shards              []string `json:"shards"`
+
+	Node     []hostabi.Node     `json:"node"`
+	Instance []hostabi.Instance `json:"instance"`
+
+	// Fault makes an operation misbehave: "error", "panic", "exit",
+	// "spin" or "hog"; FaultIn names the operation ("list_nodes" if empty).
+	Fault   string `json:"fault"`
+	FaultIn string `json:"fault_in"`
+}
+
+func parseConfig(raw []byte) (config, error) {
+	var c config
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("fake plugin config: %w", err)
+	}
+	return c, c.validate()
+}
+
+func (c config) validate() error {
+	switch {
+	case c.Nodes < 0:
+		return fmt.Errorf("fake plugin config: nodes = %d, want >= 0", c.Nodes)
+	case c.MaintenanceFraction < 0 || c.MaintenanceFraction > 1:
+		return fmt.Errorf("fake plugin config: maintenance_fraction = %v, want 0..1", c.MaintenanceFraction)
+	case c.InstanceFraction < 0 || c.InstanceFraction > 1:
+		return fmt.Errorf("fake plugin config: instance_fraction = %v, want 0..1", c.InstanceFraction)
+	}
+	switch c.Fault {
+	case "", "error", "panic", "exit", "spin", "hog":
+	default:
+		return fmt.Errorf("fake plugin config: fault = %q, want error, panic, exit, spin or hog", c.Fault)
+	}
+	return nil
+}
