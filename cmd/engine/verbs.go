@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// errCycleFailed: the cycle ran and reported its errors already.
+var errCycleFailed = errors.New("cycle had errors")
+
+func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, log *slog.Logger) error {
+	w, err := setup(ctx, path, log)
+	if err != nil {
+		return err
+	}
+	defer w.close(ctx)
+	r := w.eng.Cycle(ctx, dry)
+	if !dry {
+		if err := w.eng.State().Save(); err != nil {
+			log.Warn("state cache not saved", "err", err)
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		enc.Encode(r)
+	} else {
+		printReport(out, r, dry)
+	}
+	if len(r.Errors) > 0 {
+		return errCycleFailed
+	}
+	return nil
+}
+
+func printReport(out io.Writer, r engine.Report, dry bool) {
+	if dry {
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "OP\tPROVIDER\tDETAIL")
+		for _, w := range r.Writes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Op, w.UUID, writeDetail(w))
+		}
+		tw.Flush()
+		fmt.Fprintf(out, "plan: %d writes (nothing written)\n", len(r.Writes))
+	}
+	fmt.Fprintf(out, "nodes %d, instances %d: created %d, updated %d, unchanged %d, deleted %d, quarantined %d; "+
+		"%d conflicts, %d Placement requests, %d ms\n",
+		r.Nodes, r.Instances, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined,
+		r.Conflicts, r.PlacementRequests, r.DurationMS)
+	for _, e := range r.Errors {
+		fmt.Fprintf(out, "error: %s\n", e)
+	}
+}
+
+func writeDetail(w engine.Write) string {
+	switch w.Op {
+	case engine.OpInventory:
+		b, _ := json.Marshal(w.Inventory)
+		return string(b)
+	case engine.OpTraits:
+		return fmt.Sprint(w.Traits)
+	case engine.OpAggregates:
+		return fmt.Sprint(w.Aggregates)
+	}
+	return w.Name
+}
+
+func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
+	w, err := setup(ctx, path, log)
+	if err != nil {
+		return err
+	}
+	defer w.close(context.Background())
+	interval := w.cfg.Engine.Interval.D()
+	for {
+		r := w.eng.Cycle(ctx, false)
+		if err := w.eng.State().Save(); err != nil {
+			log.Warn("state cache not saved", "err", err)
+		}
+		log.Info("cycle", "nodes", r.Nodes, "created", r.Created, "updated", r.Updated,
+			"unchanged", r.Unchanged, "errors", len(r.Errors), "conflicts", r.Conflicts,
+			"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
+		for _, e := range r.Errors {
+			log.Error("cycle error", "err", e)
+		}
+		// Jitter keeps engines that started together from hitting
+		// Placement in step.
+		wait := interval + time.Duration(rand.Int64N(int64(interval)/10+1))
+		select {
+		case <-ctx.Done():
+			log.Info("stopping", "reason", ctx.Err())
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
+	w, err := setup(ctx, path, log)
+	if err != nil {
+		return err
+	}
+	defer w.close(ctx)
+	fmt.Fprintf(out, "config ok; plugin %q loaded (ABI v1); Placement %s at microversion %s\n",
+		w.plugin.Name(), w.cfg.Placement.Endpoint, w.pc.Microversion())
+	return nil
+}
+
+func cmdShow(ctx context.Context, path string, asJSON bool, out io.Writer, log *slog.Logger) error {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	pc, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	ps, err := pc.ListProviders(ctx, url.Values{"required": {engine.OwnerTrait(cfg.Engine.ID)}})
+	if err != nil {
+		return err
+	}
+	type row struct {
+		UUID       string                         `json:"uuid"`
+		Generation string                         `json:"generation"`
+		Inventory  map[string]placement.Inventory `json:"inventories"`
+	}
+	rows := make([]row, 0, len(ps))
+	for _, p := range ps {
+		_, inv, err := pc.Inventories(ctx, p.UUID)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row{p.UUID, string(p.Generation), inv})
+	}
+	if asJSON {
+		return json.NewEncoder(out).Encode(rows)
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tGENERATION\tCLASS\tTOTAL\tRESERVED")
+	for _, r := range rows {
+		for rc, inv := range r.Inventory {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", r.UUID, r.Generation, rc, inv.Total, inv.Reserved)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "%d providers owned by engine %q\n", len(rows), cfg.Engine.ID)
+	return nil
+}

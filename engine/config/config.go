@@ -1,0 +1,155 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole file. See README.md for every key.
+type Config struct {
+	Engine    Engine    `toml:"engine"`
+	Scope     Scope     `toml:"scope"`
+	Provider  Provider  `toml:"provider"`
+	Placement Placement `toml:"placement"`
+	Plugin    Plugin    `toml:"plugin"`
+}
+
+type Engine struct {
+	ID          string   `toml:"id"`
+	Interval    Duration `toml:"interval"`
+	Concurrency int      `toml:"concurrency"`
+	MaxAttempts int      `toml:"max_attempts"`
+	StateFile   string   `toml:"state_file"`
+}
+
+type Scope struct {
+	Shards          []string `toml:"shards"`
+	ConductorGroups []string `toml:"conductor_groups"`
+}
+
+type Provider struct {
+	MarkerTraits []string `toml:"marker_traits"`
+	Aggregates   []string `toml:"aggregates"`
+}
+
+type Placement struct {
+	Endpoint    string   `toml:"endpoint"`
+	Token       string   `toml:"token"`
+	Timeout     Duration `toml:"timeout"`
+	Connections int      `toml:"connections"`
+}
+
+type Plugin struct {
+	Path        string         `toml:"path"`
+	Timeout     Duration       `toml:"timeout"`
+	MemoryLimit Size           `toml:"memory_limit"`
+	CacheDir    string         `toml:"cache_dir"`
+	Config      map[string]any `toml:"config"`
+}
+
+// Load reads and checks the file at path.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(string(b), filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse reads TOML text; dir resolves relative paths.
+func Parse(text, dir string) (*Config, error) {
+	c := defaults()
+	md, err := toml.Decode(text, c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			if pe.LastKey != "" {
+				return nil, fmt.Errorf("line %d, key %s: %s", pe.Position.Line, pe.LastKey, pe.Message)
+			}
+			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+		}
+		return nil, err
+	}
+	if err := unknownKeys(md); err != nil {
+		return nil, err
+	}
+	c.resolve(dir)
+	return c, c.check()
+}
+
+func defaults() *Config {
+	return &Config{
+		Engine:    Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6},
+		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
+		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20},
+	}
+}
+
+func unknownKeys(md toml.MetaData) error {
+	var bad []string
+	for _, k := range md.Undecoded() {
+		bad = append(bad, k.String())
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("unknown key(s): %s", strings.Join(bad, ", "))
+}
+
+func (c *Config) resolve(dir string) {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	c.Plugin.Path = abs(c.Plugin.Path)
+	c.Plugin.CacheDir = abs(c.Plugin.CacheDir)
+	c.Engine.StateFile = abs(c.Engine.StateFile)
+}
+
+func (c *Config) check() error {
+	var errs []error
+	req := func(ok bool, key, msg string) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: %s", key, msg))
+		}
+	}
+	req(c.Engine.ID != "", "engine.id", "must not be empty")
+	req(c.Engine.Interval > 0, "engine.interval", "must be positive")
+	req(c.Engine.Concurrency > 0, "engine.concurrency", "must be at least 1")
+	req(c.Engine.MaxAttempts > 0, "engine.max_attempts", "must be at least 1")
+	req(c.Placement.Endpoint != "", "placement.endpoint", "is required")
+	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
+	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")
+	req(c.Plugin.Path != "", "plugin.path", "is required")
+	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
+	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
+	if c.Plugin.Path != "" {
+		if _, err := os.Stat(c.Plugin.Path); err != nil {
+			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// PluginConfig is [plugin.config] as JSON, the form the plugin receives.
+func (c *Config) PluginConfig() ([]byte, error) {
+	if c.Plugin.Config == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(c.Plugin.Config)
+}

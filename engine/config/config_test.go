@@ -1,0 +1,80 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const good = `
+[engine]
+id = "e1"
+interval = "30s"
+[placement]
+endpoint = "http://127.0.0.1:8778"
+token = "admin"
+[plugin]
+path = "fake.wasm"
+memory_limit = "128MiB"
+[plugin.config]
+nodes = 5
+seed = 1
+`
+
+func dirWithPlugin(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fake.wasm"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestGoodConfig(t *testing.T) {
+	dir := dirWithPlugin(t)
+	c, err := Parse(good, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Engine.Interval.D() != 30*time.Second || c.Plugin.MemoryLimit != 128<<20 {
+		t.Fatalf("interval %v memory %d", c.Engine.Interval.D(), c.Plugin.MemoryLimit)
+	}
+	if c.Plugin.Path != filepath.Join(dir, "fake.wasm") {
+		t.Fatalf("plugin path %q not resolved against the config dir", c.Plugin.Path)
+	}
+	pc, _ := c.PluginConfig()
+	if string(pc) != `{"nodes":5,"seed":1}` {
+		t.Fatalf("plugin config %s", pc)
+	}
+}
+
+func TestBadConfigNamesTheProblem(t *testing.T) {
+	cases := []struct{ name, edit, want string }{
+		{"unknown key", `token = "admin"`, "unknown key(s): placement.tokn"},
+		{"bad duration", `interval = "30s"`, "key engine.interval: bad duration"},
+		{"bad size", `memory_limit = "128MiB"`, "bad size"},
+		{"missing plugin", `path = "fake.wasm"`, "plugin.path"},
+		{"wrong type", `id = "e1"`, "engine.id"},
+		{"bad number", `nodes = 5`, "plugin.config"},
+		{"syntax", `[engine]`, "line"},
+	}
+	repl := map[string]string{
+		"unknown key":    `tokn = "admin"`,
+		"bad duration":   `interval = "30 seconds"`,
+		"bad size":       `memory_limit = "lots"`,
+		"missing plugin": `path = "nope.wasm"`,
+		"wrong type":     `id = 7`,
+		"syntax":         `[engine`,
+		"bad number":     `nodes = 5x`,
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(good, c.edit, repl[c.name], 1)
+			_, err := Parse(text, dirWithPlugin(t))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// Desired is what one provider should look like. Traits and Aggregates
+// are the managed sets: what the engine adds; it leaves others alone.
+type Desired struct {
+	UUID       string
+	Name       string
+	Inventory  map[string]placement.Inventory
+	Traits     []string
+	Aggregates []string
+	Reserved   ReservedReason
+}
+
+// Problem is a node the engine will not write, and why.
+type Problem struct {
+	NodeUUID string
+	Reason   string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("node %s: %s", p.NodeUUID, p.Reason) }
+
+// Policy is the part of the configuration the desired state depends on.
+type Policy struct {
+	OwnerTrait   string   // marks providers this engine created
+	MarkerTraits []string // added to every provider, e.g. COMPUTE_NODE
+	Aggregates   []string // added to every provider
+	Scope        Scope
+}
+
+// DesiredState is a pure function of the nodes, the instances and the
+// policy. Nodes out of scope are left out (and so left alone); nodes with
+// unusable data are reported as problems and left out too, so bad input
+// from a plugin changes nothing in Placement.
+func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy) ([]Desired, []Problem) {
+	occupied := make(map[string]bool, len(instances))
+	for _, in := range instances {
+		occupied[strings.ToLower(in.NodeUUID)] = true
+	}
+	seen := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		seen[strings.ToLower(n.UUID)]++
+	}
+	out := make([]Desired, 0, len(nodes))
+	var problems []Problem
+	for _, n := range nodes {
+		id := strings.ToLower(n.UUID)
+		if !pol.Scope.Contains(n) {
+			continue
+		}
+		if seen[id] > 1 {
+			problems = append(problems, Problem{n.UUID, fmt.Sprintf("reported %d times; contradictory data is not written", seen[id])})
+			continue
+		}
+		d, err := desiredProvider(n, occupied[id], pol)
+		if err != nil {
+			problems = append(problems, Problem{n.UUID, err.Error()})
+			continue
+		}
+		if _, bad := validTraits(n.Traits); len(bad) > 0 {
+			problems = append(problems, Problem{n.UUID, fmt.Sprintf("invalid traits %q left out; the rest are written", bad)})
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b Desired) int { return strings.Compare(a.UUID, b.UUID) })
+	return out, problems
+}
+
+func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy) (Desired, error) {
+	if !validUUID(n.UUID) {
+		return Desired{}, fmt.Errorf("uuid %q is not a UUID", n.UUID)
+	}
+	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sortedSet(pol.Aggregates)}
+	d.Name = d.UUID
+	var err error
+	switch {
+	case n.ResourceClass != "" && len(n.Resources) > 0:
+		return d, fmt.Errorf("has both resource_class and resources; a node is bare metal or not")
+	case n.ResourceClass != "":
+		d.Reserved = Reservation(n, hasInstance)
+		d.Inventory, err = bareMetalInventory(n.ResourceClass, d.Reserved)
+	case len(n.Resources) > 0:
+		d.Reserved = disabled(n)
+		d.Inventory, err = explicitInventory(n.Resources, d.Reserved)
+	default:
+		return d, fmt.Errorf("no resource_class and no resources: quarantined until the source reports one")
+	}
+	if err != nil {
+		return d, err
+	}
+	good, _ := validTraits(n.Traits)
+	d.Traits = sortedSet(append(append([]string{pol.OwnerTrait}, pol.MarkerTraits...), good...))
+	return d, nil
+}
+
+func bareMetalInventory(rc string, why ReservedReason) (map[string]placement.Inventory, error) {
+	name := NormalizeResourceClass(rc)
+	if err := ValidCustomName(name); err != nil {
+		return nil, fmt.Errorf("resource class %q normalises to an invalid name: %w", rc, err)
+	}
+	inv := placement.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
+	if why != Schedulable {
+		inv.Reserved = 1
+	}
+	return map[string]placement.Inventory{name: inv}, nil
+}
+
+func explicitInventory(res map[string]hostabi.Resource, why ReservedReason) (map[string]placement.Inventory, error) {
+	out := make(map[string]placement.Inventory, len(res))
+	for rc, r := range res {
+		if err := ValidTraitName(rc); err != nil { // same pattern as classes
+			return nil, fmt.Errorf("resource class %q is not a valid Placement name", rc)
+		}
+		inv := placement.Inventory{Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
+			MaxUnit: r.MaxUnit, StepSize: r.StepSize, AllocationRatio: r.AllocationRatio}
+		defaults(&inv)
+		if err := checkInventory(inv); err != nil {
+			return nil, fmt.Errorf("resource %s: %w", rc, err)
+		}
+		if why != Schedulable {
+			inv.Reserved = inv.Total
+		}
+		out[rc] = inv
+	}
+	return out, nil
+}
+
+func defaults(inv *placement.Inventory) {
+	if inv.MinUnit == 0 {
+		inv.MinUnit = 1
+	}
+	if inv.MaxUnit == 0 {
+		inv.MaxUnit = inv.Total
+	}
+	if inv.StepSize == 0 {
+		inv.StepSize = 1
+	}
+	if inv.AllocationRatio == 0 {
+		inv.AllocationRatio = 1
+	}
+}
+
+// checkInventory applies Placement's schema locally, so a bad record is
+// reported once instead of rejected on every cycle.
+func checkInventory(inv placement.Inventory) error {
+	const maxInt = 2147483647
+	switch {
+	case inv.Total < 1 || inv.Total > maxInt:
+		return fmt.Errorf("total %d outside 1..%d", inv.Total, maxInt)
+	case inv.Reserved < 0 || inv.Reserved > inv.Total:
+		return fmt.Errorf("reserved %d outside 0..total", inv.Reserved)
+	case inv.MinUnit < 1 || inv.MaxUnit < inv.MinUnit || inv.MaxUnit > maxInt:
+		return fmt.Errorf("min_unit %d / max_unit %d invalid", inv.MinUnit, inv.MaxUnit)
+	case inv.StepSize < 1 || inv.StepSize > maxInt:
+		return fmt.Errorf("step_size %d invalid", inv.StepSize)
+	case inv.AllocationRatio <= 0:
+		return fmt.Errorf("allocation_ratio %v must be positive", inv.AllocationRatio)
+	}
+	return nil
+}
+
+// validTraits keeps the valid names; invalid ones never reach Placement
+// (one bad trait must not block the node's other traits every cycle).
+func validTraits(ts []string) (good, bad []string) {
+	good = make([]string, 0, len(ts))
+	for _, t := range ts {
+		if ValidTraitName(t) == nil {
+			good = append(good, t)
+		} else {
+			bad = append(bad, t)
+		}
+	}
+	return good, bad
+}
+
+func sortedSet(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+			return false
+		}
+	}
+	return true
+}

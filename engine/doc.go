@@ -1,0 +1,14 @@
+// Package engine reconciles an inventory source's nodes into Placement.
+//
+// One cycle (cycle.go) reads nodes, then instances — always in that order,
+// so a consumer scheduled during a slow node listing is seen, never missed
+// — computes the desired providers as a pure function of (nodes, instances,
+// options) (desired.go), lists Placement's providers in one request, and
+// writes only real differences, each guarded by the generation the server
+// last returned (sync.go).
+//
+// The engine must never: delete a provider because a node looks unowned or
+// is missing from a listing; write after a failed or partial listing;
+// compute a generation; clear inventory with DELETE; touch allocations;
+// remove a trait or aggregate it did not add.
+package engine

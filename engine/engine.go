@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// Source is an inventory plugin as the engine sees it.
+type Source interface {
+	ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error)
+	ListInstances(ctx context.Context) ([]hostabi.Instance, error)
+}
+
+// Options tune how the engine writes.
+type Options struct {
+	// Concurrency bounds parallel provider syncs.
+	Concurrency int
+	// MaxAttempts bounds the tries per provider on conflicts.
+	MaxAttempts int
+}
+
+// Engine reconciles one source into one Placement.
+type Engine struct {
+	src   Source
+	pc    *placement.Client
+	pol   Policy
+	opts  Options
+	state *State
+	log   *slog.Logger
+}
+
+// OwnerTraitPrefix starts every engine's owner marker trait.
+const OwnerTraitPrefix = "CUSTOM_RPENGINE_OWNER_"
+
+// OwnerTrait is the marker this engine puts on the providers it manages,
+// so that after a restart with no local state it still knows its own.
+func OwnerTrait(engineID string) string {
+	return OwnerTraitPrefix + strings.TrimPrefix(NormalizeResourceClass(engineID), "CUSTOM_")
+}
+
+// New builds an engine. state may come from LoadState; nil means an
+// in-memory cache.
+func New(src Source, pc *placement.Client, pol Policy, opts Options, state *State, log *slog.Logger) *Engine {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 4
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 6
+	}
+	if state == nil {
+		state, _ = LoadState("", "")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log}
+}
+
+// State is the engine's provider cache.
+func (e *Engine) State() *State { return e.state }

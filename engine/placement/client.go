@@ -1,0 +1,194 @@
+package placement
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceclasses"
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/traits"
+)
+
+// Microversions: MinVersion is what the engine needs (1.26: reserved may
+// equal total; it also implies 1.20 POST bodies and 1.23 error codes);
+// WantVersion is the newest it knows.
+const (
+	MinVersion  = "1.26"
+	WantVersion = "1.39"
+)
+
+// Config says where Placement is and how to reach it.
+type Config struct {
+	Endpoint string
+	// Token is sent as X-Auth-Token (noauth2 takes "admin"). Ignored
+	// when Provider is set.
+	Token string
+	// Provider, if set, is an authenticated gophercloud client (Keystone).
+	Provider *gophercloud.ProviderClient
+	// Timeout bounds one request; MaxConns caps connections per host.
+	Timeout  time.Duration
+	MaxConns int
+}
+
+// Client talks to one Placement. It is safe for concurrent use.
+type Client struct {
+	sc       *gophercloud.ServiceClient
+	requests atomic.Int64
+
+	mu      sync.Mutex
+	ensured map[string]bool // resource classes and traits known to exist
+}
+
+// New connects to Placement and negotiates the microversion. A server
+// older than MinVersion is refused.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	c := &Client{ensured: map[string]bool{}}
+	pc := cfg.Provider
+	if pc == nil {
+		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
+	}
+	maxConns := cfg.MaxConns
+	if maxConns <= 0 {
+		maxConns = 8
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxConnsPerHost, base.MaxIdleConnsPerHost = maxConns, maxConns
+	pc.HTTPClient = http.Client{Timeout: timeout, Transport: counting{base, &c.requests}}
+	c.sc = &gophercloud.ServiceClient{
+		ProviderClient: pc,
+		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
+		Type:           "placement",
+	}
+	v, err := c.negotiate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.sc.Microversion = v
+	return c, nil
+}
+
+// Microversion is the version every request carries.
+func (c *Client) Microversion() string { return c.sc.Microversion }
+
+// Requests counts HTTP requests sent so far.
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+func (c *Client) negotiate(ctx context.Context) (string, error) {
+	var doc struct {
+		Versions []struct {
+			ID         string `json:"id"`
+			MaxVersion string `json:"max_version"`
+		} `json:"versions"`
+	}
+	if err := c.do(ctx, "GET", "", nil, &doc, 200); err != nil {
+		return "", fmt.Errorf("placement version discovery at %s: %w", c.sc.Endpoint, err)
+	}
+	for _, v := range doc.Versions {
+		if v.ID != "v1.0" {
+			continue
+		}
+		if less(v.MaxVersion, MinVersion) {
+			return "", fmt.Errorf("placement at %s supports microversions up to %s; this engine needs at least %s",
+				c.sc.Endpoint, v.MaxVersion, MinVersion)
+		}
+		if less(v.MaxVersion, WantVersion) {
+			return v.MaxVersion, nil
+		}
+		return WantVersion, nil
+	}
+	return "", fmt.Errorf("placement at %s: no v1.0 API in the version document", c.sc.Endpoint)
+}
+
+// less compares "1.26"-style microversions.
+func less(a, b string) bool {
+	var am, an, bm, bn int
+	fmt.Sscanf(a, "%d.%d", &am, &an)
+	fmt.Sscanf(b, "%d.%d", &bm, &bn)
+	return am < bm || am == bm && an < bn
+}
+
+// do sends one request. out may be nil; ok lists the accepted statuses.
+func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ...int) error {
+	url := c.sc.Endpoint + path
+	opts := &gophercloud.RequestOpts{JSONBody: in, OkCodes: ok}
+	if out != nil {
+		opts.KeepResponseBody = true
+	}
+	if in == nil && (method == "PUT" || method == "POST") {
+		opts.OmitHeaders = []string{"Content-Type"}
+	}
+	if c.sc.Microversion == "" {
+		opts.OmitHeaders = append(opts.OmitHeaders, "OpenStack-API-Version")
+	}
+	resp, err := c.sc.Request(ctx, method, url, opts)
+	if err != nil {
+		var ue gophercloud.ErrUnexpectedResponseCode
+		if errors.As(err, &ue) {
+			return decodeAPIError(method, url, ue.Actual, ue.ResponseHeader, ue.Body)
+		}
+		return fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: malformed answer: %w", method, url, err)
+	}
+	return nil
+}
+
+// counting counts requests on their way out.
+type counting struct {
+	next http.RoundTripper
+	n    *atomic.Int64
+}
+
+func (t counting) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	return t.next.RoundTrip(r)
+}
+
+// EnsureResourceClass creates a custom resource class once per process.
+func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
+	return c.ensure(ctx, "rc:"+name, func() error {
+		return resourceclasses.Update(ctx, c.sc, name).ExtractErr()
+	})
+}
+
+// EnsureTrait creates a custom trait once per process.
+func (c *Client) EnsureTrait(ctx context.Context, name string) error {
+	if !strings.HasPrefix(name, "CUSTOM_") {
+		return nil // standard traits exist already; an unknown one fails the PUT visibly
+	}
+	return c.ensure(ctx, "trait:"+name, func() error {
+		return traits.Create(ctx, c.sc, name).ExtractErr()
+	})
+}
+
+func (c *Client) ensure(ctx context.Context, key string, create func() error) error {
+	c.mu.Lock()
+	done := c.ensured[key]
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := create(); err != nil {
+		return fmt.Errorf("ensure %s: %w", key, err)
+	}
+	c.mu.Lock()
+	c.ensured[key] = true
+	c.mu.Unlock()
+	return nil
+}

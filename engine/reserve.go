@@ -1,0 +1,61 @@
+package engine
+
+import "github.com/rpengine/rpengine/hostabi"
+
+// ReservedReason says why a node must not receive new consumers; "" means
+// it is schedulable. The order is the order of the table in README.md.
+type ReservedReason string
+
+const (
+	Schedulable          ReservedReason = ""
+	ReservedMaintenance  ReservedReason = "maintenance"
+	ReservedRetired      ReservedReason = "retired"
+	ReservedFault        ReservedReason = "fault"
+	ReservedPowerState   ReservedReason = "power_state"
+	ReservedProvision    ReservedReason = "provision_state"
+	ReservedTransition   ReservedReason = "target_provision_state"
+	ReservedInstance     ReservedReason = "instance"
+	ReservedQuarantined  ReservedReason = "quarantined"
+	unknownPower                        = ""
+	errorPower                          = "error"
+	availableProvisioned                = "available"
+)
+
+// Reservation decides whether a bare-metal node is reserved. It is nova's
+// predicate (maintenance, power state unknown or error, provision state
+// other than available, an instance present) plus the fields nova ignores:
+// retired, fault and a pending target provision state (bug 1974070: a node
+// being cleaned must never be a candidate).
+func Reservation(n hostabi.Node, hasInstance bool) ReservedReason {
+	switch {
+	case n.Maintenance:
+		return ReservedMaintenance
+	case n.Retired:
+		return ReservedRetired
+	case n.Fault != "":
+		return ReservedFault
+	case n.PowerState == unknownPower || n.PowerState == errorPower:
+		return ReservedPowerState
+	case n.ProvisionState != availableProvisioned && n.ProvisionState != "":
+		return ReservedProvision
+	case n.TargetProvisionState != "":
+		return ReservedTransition
+	case hasInstance || n.InstanceUUID != "":
+		return ReservedInstance
+	}
+	return Schedulable
+}
+
+// disabled is the subset that applies to nodes with explicit resources
+// (other hypervisors), which have no provision or power states.
+func disabled(n hostabi.Node) ReservedReason {
+	switch {
+	case n.Maintenance:
+		return ReservedMaintenance
+	case n.Retired:
+		return ReservedRetired
+	case n.Fault != "":
+		return ReservedFault
+	}
+	return Schedulable
+}

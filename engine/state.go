@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// known is what the engine last saw of one provider, valid while the
+// provider's generation is unchanged: any change bumps the generation.
+type known struct {
+	Observed
+	Managed Managed
+}
+
+// State caches known providers between cycles, and between processes
+// through an optional file. It is only a cache: a lost or corrupt file
+// costs a full re-read, never a wrong write.
+type State struct {
+	mu        sync.Mutex
+	providers map[string]known
+	path      string
+	key       string // endpoint and engine id the file belongs to
+}
+
+type stateFile struct {
+	Version   int              `json:"version"`
+	Key       string           `json:"key"`
+	Providers map[string]known `json:"providers"`
+}
+
+const stateVersion = 1
+
+// LoadState reads the cache at path ("" = memory only). A missing,
+// corrupt or foreign file yields an empty cache and an error to log.
+func LoadState(path, key string) (*State, error) {
+	s := &State{providers: map[string]known{}, path: path, key: key}
+	if path == "" {
+		return s, nil
+	}
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("state file %s unreadable, starting cold: %w", path, err)
+	}
+	var f stateFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return s, fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
+	}
+	if f.Version != stateVersion || f.Key != key {
+		return s, fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
+	}
+	if f.Providers != nil {
+		s.providers = f.Providers
+	}
+	return s, nil
+}
+
+// Save writes the cache atomically (temp file, then rename).
+func (s *State) Save() error {
+	if s.path == "" {
+		return nil
+	}
+	s.mu.Lock()
+	b, err := json.Marshal(stateFile{stateVersion, s.key, s.providers})
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	tmp := s.path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return os.Rename(tmp, s.path)
+}
+
+func (s *State) get(uuid string) (known, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, ok := s.providers[uuid]
+	return k, ok
+}
+
+func (s *State) put(uuid string, k known) {
+	s.mu.Lock()
+	s.providers[uuid] = k
+	s.mu.Unlock()
+}
+
+// invalidate drops what was seen of a provider but keeps what the engine
+// manages on it, so a re-read still knows which traits are its own.
+func (s *State) invalidate(uuid string) {
+	s.mu.Lock()
+	if k, ok := s.providers[uuid]; ok {
+		s.providers[uuid] = known{Managed: k.Managed}
+	}
+	s.mu.Unlock()
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// outcome of syncing one provider.
+type outcome int
+
+const (
+	unchanged outcome = iota
+	created
+	updated
+)
+
+// syncOne makes one provider match d. listed is the generation from this
+// cycle's listing, or "" if the provider was not listed. On a generation
+// conflict it re-reads the provider and plans again from the fresh state,
+// with backoff, up to MaxAttempts; on 404 it recreates the provider.
+func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Generation, dry bool) (outcome, []Write, int, error) {
+	exists, adopting := listed != "", false
+	conflicts := 0
+	for attempt := 1; ; attempt++ {
+		o, err := e.observe(ctx, d.UUID, exists, listed)
+		if errors.Is(err, placement.ErrNotFound) {
+			exists, listed = false, ""
+			continue
+		}
+		if err != nil {
+			return unchanged, nil, conflicts, err
+		}
+		if adopting {
+			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
+				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: left alone", d.UUID, owner)
+			}
+		}
+		prev, _ := e.state.get(d.UUID)
+		ws := Plan(d, o, prev.Managed)
+		if dry {
+			return planned(o, ws), ws, conflicts, nil
+		}
+		after, err := e.apply(ctx, d, o, ws)
+		switch {
+		case err == nil:
+			e.state.put(d.UUID, known{after, Managed{Traits: d.Traits, Aggregates: d.Aggregates}})
+			return planned(o, ws), ws, conflicts, nil
+		case attempt >= e.opts.MaxAttempts:
+			return unchanged, nil, conflicts, fmt.Errorf("provider %s: gave up after %d attempts: %w", d.UUID, attempt, err)
+		case errors.Is(err, placement.ErrConcurrentUpdate):
+			conflicts++
+			exists, listed = true, ""
+		case errors.Is(err, placement.ErrNotFound):
+			exists, listed = false, "" // vanished behind our back: recreate now
+		case errors.Is(err, placement.ErrDuplicateName):
+			if err := e.checkName(ctx, d); err != nil {
+				return unchanged, nil, conflicts, err
+			}
+			exists, listed, adopting = true, "", true
+		default:
+			return unchanged, nil, conflicts, fmt.Errorf("provider %s: %w", d.UUID, err)
+		}
+		e.state.invalidate(d.UUID)
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return unchanged, nil, conflicts, err
+		}
+	}
+}
+
+func planned(o Observed, ws []Write) outcome {
+	switch {
+	case !o.Exists:
+		return created
+	case len(ws) > 0:
+		return updated
+	}
+	return unchanged
+}
+
+// observe returns the provider's state: from the cache when the listed
+// generation equals the cached one (nothing changed since), else read.
+func (e *Engine) observe(ctx context.Context, uuid string, exists bool, listed placement.Generation) (Observed, error) {
+	if !exists {
+		return Observed{}, nil
+	}
+	if k, ok := e.state.get(uuid); ok && listed != "" && k.Generation == listed {
+		return k.Observed, nil
+	}
+	return e.read(ctx, uuid)
+}
+
+// read fetches inventory, traits and aggregates. Each answer carries the
+// generation; if they differ something changed between the reads, so read
+// again until one consistent view is seen.
+func (e *Engine) read(ctx context.Context, uuid string) (Observed, error) {
+	for try := 0; ; try++ {
+		g1, inv, err := e.pc.Inventories(ctx, uuid)
+		if err != nil {
+			return Observed{}, err
+		}
+		g2, traits, err := e.pc.Traits(ctx, uuid)
+		if err != nil {
+			return Observed{}, err
+		}
+		g3, aggs, err := e.pc.Aggregates(ctx, uuid)
+		if err != nil {
+			return Observed{}, err
+		}
+		if g1 == g2 && g2 == g3 || try >= 3 {
+			// After several tries a write with g3 still either succeeds on
+			// a state no older than g3 or fails with a conflict.
+			return Observed{Exists: true, Generation: g3, Inventory: inv, Traits: traits, Aggregates: aggs}, nil
+		}
+	}
+}
+
+// apply sends the writes in order, each with the generation the previous
+// answer returned, and returns the provider's state afterwards.
+func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (Observed, error) {
+	o.Traits, o.Aggregates = slices.Clone(o.Traits), slices.Clone(o.Aggregates)
+	for _, w := range ws {
+		var err error
+		switch w.Op {
+		case OpCreate:
+			var p placement.Provider
+			p, err = e.pc.CreateProvider(ctx, w.UUID, w.Name)
+			o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
+		case OpTraits:
+			if err = e.ensureTraits(ctx, w.Traits); err == nil {
+				o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, w.Traits)
+				o.Traits = w.Traits
+			}
+		case OpInventory:
+			if err = e.ensureClasses(ctx, w.Inventory); err == nil {
+				o.Generation, err = e.pc.SetInventories(ctx, w.UUID, o.Generation, w.Inventory)
+				o.Inventory = w.Inventory
+			}
+		case OpAggregates:
+			o.Generation, err = e.pc.SetAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
+			o.Aggregates = w.Aggregates
+		}
+		if err != nil {
+			return o, fmt.Errorf("%s: %w", w.Op, err)
+		}
+	}
+	return o, nil
+}
+
+func (e *Engine) ensureTraits(ctx context.Context, ts []string) error {
+	for _, t := range ts {
+		if err := e.pc.EnsureTrait(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) ensureClasses(ctx context.Context, inv map[string]placement.Inventory) error {
+	for rc := range inv {
+		if strings.HasPrefix(rc, "CUSTOM_") {
+			if err := e.pc.EnsureResourceClass(ctx, rc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkName tells a uuid race (the provider exists: adopt it if it is not
+// someone else's) from a different provider holding the name, which is
+// reported and never overwritten.
+func (e *Engine) checkName(ctx context.Context, d Desired) error {
+	_, err := e.pc.GetProvider(ctx, d.UUID)
+	if errors.Is(err, placement.ErrNotFound) {
+		return fmt.Errorf("provider name %s is held by a provider with another uuid: not overwritten", d.Name)
+	}
+	return err
+}
+
+// foreignOwner returns the owner marker of another manager, if any.
+func foreignOwner(traits []string, ours string) string {
+	for _, t := range traits {
+		if t == "OWNER_NOVA" || strings.HasPrefix(t, OwnerTraitPrefix) && t != ours {
+			return t
+		}
+	}
+	return ""
+}
+
+// backoff is exponential with full jitter, so writers that collided do
+// not collide again in lock step (nova bug 1770220).
+func backoff(attempt int) time.Duration {
+	ceiling := min(20*time.Millisecond<<attempt, 2*time.Second)
+	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
