@@ -18,6 +18,15 @@ const (
 	ExportListInstances = "rpengine_list_instances"
 )
 
+// Optional exports: a plugin that lacks one lacks the capability, and the
+// host detects that at load.
+const (
+	// ExportConfirmDeleted answers, for each node uuid asked, whether the
+	// source positively knows it is gone (e.g. Ironic answered 404). The
+	// engine deletes a provider only on this proof.
+	ExportConfirmDeleted = "rpengine_confirm_deleted"
+)
+
 // HostModule is the import module name of the host functions.
 const HostModule = "rpengine"
 

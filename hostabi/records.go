@@ -82,3 +82,16 @@ type ListNodesRequest struct {
 	Shards          []string `json:"shards,omitempty"`
 	ConductorGroups []string `json:"conductor_groups,omitempty"`
 }
+
+// ConfirmDeletedRequest is the input of ExportConfirmDeleted.
+type ConfirmDeletedRequest struct {
+	UUIDs []string `json:"uuids"`
+}
+
+// ConfirmDeletedResponse answers ExportConfirmDeleted. A uuid in neither
+// list is unknown (e.g. the check itself failed): never proof of deletion.
+type ConfirmDeletedResponse struct {
+	Error
+	Deleted []string `json:"deleted"`
+	Present []string `json:"present"`
+}
