@@ -52,6 +52,7 @@ func loadPlugin(ctx context.Context, cfg *config.Config, log *slog.Logger) (*was
 		MemoryLimit: uint64(cfg.Plugin.MemoryLimit),
 		CallTimeout: cfg.Plugin.Timeout.D(),
 		CacheDir:    cache,
+		Services:    cfg.Plugin.Services,
 		Logger:      log,
 		Stderr:      os.Stderr,
 	})

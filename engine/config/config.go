@@ -48,11 +48,13 @@ type Placement struct {
 }
 
 type Plugin struct {
-	Path        string         `toml:"path"`
-	Timeout     Duration       `toml:"timeout"`
-	MemoryLimit Size           `toml:"memory_limit"`
-	CacheDir    string         `toml:"cache_dir"`
-	Config      map[string]any `toml:"config"`
+	Path        string   `toml:"path"`
+	Timeout     Duration `toml:"timeout"`
+	MemoryLimit Size     `toml:"memory_limit"`
+	CacheDir    string   `toml:"cache_dir"`
+	// Services grants the plugin HTTP access to these services, by name.
+	Services map[string]string `toml:"services"`
+	Config   map[string]any    `toml:"config"`
 }
 
 // Load reads and checks the file at path.

@@ -16,6 +16,9 @@ type Options struct {
 	CacheDir string
 	// MaxResponse caps the size of one answer from the plugin, in bytes.
 	MaxResponse uint32
+	// Services maps the service names a plugin may call over HTTP (e.g.
+	// "baremetal", "compute") to their endpoints; any other is refused.
+	Services map[string]string
 	// Logger receives the plugin's log calls; Stderr its raw stderr.
 	Logger *slog.Logger
 	Stderr io.Writer
