@@ -1,0 +1,48 @@
+# Two commands for a new user: `make demo` and `make test` (see README.md).
+GO       ?= go
+PLUGINS  := build/plugins
+WASMENV  := GOOS=wasip1 GOARCH=wasm
+TESTFLAGS ?=
+
+.PHONY: all build plugins test unit demo check bench clean deps
+
+all: build plugins
+
+build:
+	$(GO) build -o bin/engine ./cmd/engine
+
+plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm
+
+$(PLUGINS)/%.wasm: FORCE
+	@mkdir -p $(PLUGINS)
+	$(WASMENV) $(GO) build -buildmode=c-shared -o $@ ./plugins/$*
+
+FORCE:
+
+# deps installs the real services the end-to-end tests run against
+# (Debian packages; needs root or sudo). It does nothing when present.
+deps:
+	scripts/placement/install.sh
+	scripts/ironic/install.sh
+
+# test runs every test, the end-to-end ones against the real Placement and
+# Ironic included. Set RPENGINE_REQUIRE_E2E=1 to fail instead of skip when
+# the real services are missing (CI does).
+test: deps build plugins
+	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test $(TESTFLAGS) ./...
+
+# unit runs the fast tests only (no real services).
+unit: plugins
+	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./...
+
+demo: build plugins
+	scripts/demo.sh
+
+check:
+	@test -z "$$(gofmt -l .)" || (gofmt -l . && false)
+	$(GO) vet ./...
+	$(WASMENV) $(GO) vet ./plugins/... ./hostabi/guest/...
+
+clean:
+	rm -rf bin build .demo
