@@ -70,6 +70,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 
 	// 4. Write only real differences, in parallel, bounded.
 	e.syncAll(ctx, desired, listed, dry, &r)
+
+	// 5. Providers whose node is no longer listed: deleted only on proof.
+	e.reapVanished(ctx, nodes, listed, dry, &r)
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
@@ -21,6 +22,12 @@ type Options struct {
 	Concurrency int
 	// MaxAttempts bounds the tries per provider on conflicts.
 	MaxAttempts int
+	// DeleteGrace is the least time between the two proofs of a node's
+	// deletion that a provider delete needs (0: two cycles suffice).
+	DeleteGrace time.Duration
+	// DeleteLimit is the largest fraction of owned providers one cycle may
+	// delete; more is taken as a fault upstream and nothing is deleted.
+	DeleteLimit float64
 }
 
 // Engine reconciles one source into one Placement.
@@ -50,6 +57,9 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 	}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = 6
+	}
+	if opts.DeleteLimit <= 0 {
+		opts.DeleteLimit = 0.1
 	}
 	if state == nil {
 		state, _ = LoadState("", "")

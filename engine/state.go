@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // known is what the engine last saw of one provider, valid while the
@@ -13,6 +14,11 @@ import (
 type known struct {
 	Observed
 	Managed Managed
+	// Retained lists classes the source no longer reports but that still
+	// have allocations: kept, fully reserved, until they are free.
+	Retained []string `json:",omitempty"`
+	// GoneSince is when the source first proved the node deleted.
+	GoneSince time.Time `json:",omitzero"`
 }
 
 // State caches known providers between cycles, and between processes
@@ -99,7 +105,22 @@ func (s *State) put(uuid string, k known) {
 func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed}
+		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince}
 	}
+	s.mu.Unlock()
+}
+
+// update changes one provider's entry under the lock.
+func (s *State) update(uuid string, f func(*known)) {
+	s.mu.Lock()
+	k := s.providers[uuid]
+	f(&k)
+	s.providers[uuid] = k
+	s.mu.Unlock()
+}
+
+func (s *State) drop(uuid string) {
+	s.mu.Lock()
+	delete(s.providers, uuid)
 	s.mu.Unlock()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 	exists, adopting := listed != "", false
 	conflicts := 0
 	for attempt := 1; ; attempt++ {
-		o, err := e.observe(ctx, d.UUID, exists, listed)
+		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
 		if errors.Is(err, placement.ErrNotFound) {
 			exists, listed = false, ""
 			continue
@@ -43,14 +44,21 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			}
 		}
 		prev, _ := e.state.get(d.UUID)
-		ws := Plan(d, o, prev.Managed)
+		retained := prev.Retained
+		if fresh && len(retained) > 0 && !dry {
+			if retained, err = e.stillInUse(ctx, d, o); err != nil {
+				return unchanged, nil, conflicts, err
+			}
+		}
+		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
 		if dry {
 			return planned(o, ws), ws, conflicts, nil
 		}
 		after, err := e.apply(ctx, d, o, ws)
 		switch {
 		case err == nil:
-			e.state.put(d.UUID, known{after, Managed{Traits: d.Traits, Aggregates: d.Aggregates}})
+			e.state.put(d.UUID, known{Observed: after, Retained: retained,
+				Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}})
 			return planned(o, ws), ws, conflicts, nil
 		case attempt >= e.opts.MaxAttempts:
 			return unchanged, nil, conflicts, fmt.Errorf("provider %s: gave up after %d attempts: %w", d.UUID, attempt, err)
@@ -64,6 +72,16 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 				return unchanged, nil, conflicts, err
 			}
 			exists, listed, adopting = true, "", true
+		case errors.Is(err, placement.ErrInventoryInUse):
+			// The class changed under a live allocation (nova crashed here at
+			// start-up): keep the old class, fully reserved, until it is free.
+			if retained, err = e.stillInUse(ctx, d, o); err != nil {
+				return unchanged, nil, conflicts, err
+			}
+			e.state.update(d.UUID, func(k *known) { k.Retained = retained })
+			e.log.Warn("resource class changed on an occupied node; old class kept reserved",
+				"node", d.UUID, "kept", retained)
+			exists, listed = true, ""
 		default:
 			return unchanged, nil, conflicts, fmt.Errorf("provider %s: %w", d.UUID, err)
 		}
@@ -72,6 +90,40 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			return unchanged, nil, conflicts, err
 		}
 	}
+}
+
+// stillInUse returns the observed classes the source no longer reports
+// that still have allocations.
+func (e *Engine) stillInUse(ctx context.Context, d Desired, o Observed) ([]string, error) {
+	_, usages, err := e.pc.Usages(ctx, d.UUID)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: read usages: %w", d.UUID, err)
+	}
+	var keep []string
+	for rc := range o.Inventory {
+		if _, wanted := d.Inventory[rc]; !wanted && usages[rc] > 0 {
+			keep = append(keep, rc)
+		}
+	}
+	slices.Sort(keep)
+	return keep, nil
+}
+
+// withRetained adds the retained classes, as observed but fully reserved,
+// to the desired inventory.
+func withRetained(d Desired, retained []string, o Observed) Desired {
+	if len(retained) == 0 {
+		return d
+	}
+	inv := maps.Clone(d.Inventory)
+	for _, rc := range retained {
+		if old, ok := o.Inventory[rc]; ok {
+			old.Reserved = old.Total
+			inv[rc] = old
+		}
+	}
+	d.Inventory = inv
+	return d
 }
 
 func planned(o Observed, ws []Write) outcome {
@@ -86,14 +138,15 @@ func planned(o Observed, ws []Write) outcome {
 
 // observe returns the provider's state: from the cache when the listed
 // generation equals the cached one (nothing changed since), else read.
-func (e *Engine) observe(ctx context.Context, uuid string, exists bool, listed placement.Generation) (Observed, error) {
+func (e *Engine) observe(ctx context.Context, uuid string, exists bool, listed placement.Generation) (o Observed, fresh bool, err error) {
 	if !exists {
-		return Observed{}, nil
+		return Observed{}, false, nil
 	}
 	if k, ok := e.state.get(uuid); ok && listed != "" && k.Generation == listed {
-		return k.Observed, nil
+		return k.Observed, false, nil
 	}
-	return e.read(ctx, uuid)
+	o, err = e.read(ctx, uuid)
+	return o, true, err
 }
 
 // read fetches inventory, traits and aggregates. Each answer carries the

@@ -82,7 +82,8 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 		Aggregates:   cfg.Provider.Aggregates,
 		Scope:        engine.Scope{Shards: cfg.Scope.Shards, ConductorGroups: cfg.Scope.ConductorGroups},
 	}
-	opts := engine.Options{Concurrency: cfg.Engine.Concurrency, MaxAttempts: cfg.Engine.MaxAttempts}
+	opts := engine.Options{Concurrency: cfg.Engine.Concurrency, MaxAttempts: cfg.Engine.MaxAttempts,
+		DeleteGrace: cfg.Engine.DeleteGrace.D(), DeleteLimit: cfg.Engine.DeleteLimit}
 	eng := engine.New(plugin, pc, pol, opts, state, log)
 	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng}, nil
 }

@@ -28,6 +28,8 @@ type Engine struct {
 	Concurrency int      `toml:"concurrency"`
 	MaxAttempts int      `toml:"max_attempts"`
 	StateFile   string   `toml:"state_file"`
+	DeleteGrace Duration `toml:"delete_grace"`
+	DeleteLimit float64  `toml:"delete_limit"`
 }
 
 type Scope struct {
@@ -93,7 +95,8 @@ func Parse(text, dir string) (*Config, error) {
 
 func defaults() *Config {
 	return &Config{
-		Engine:    Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6},
+		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6,
+			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1},
 		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
 		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20},
 	}
@@ -134,6 +137,8 @@ func (c *Config) check() error {
 	req(c.Engine.Interval > 0, "engine.interval", "must be positive")
 	req(c.Engine.Concurrency > 0, "engine.concurrency", "must be at least 1")
 	req(c.Engine.MaxAttempts > 0, "engine.max_attempts", "must be at least 1")
+	req(c.Engine.DeleteGrace >= 0, "engine.delete_grace", "must not be negative")
+	req(c.Engine.DeleteLimit > 0 && c.Engine.DeleteLimit <= 1, "engine.delete_limit", "must be in (0, 1]")
 	req(c.Placement.Endpoint != "", "placement.endpoint", "is required")
 	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
 	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")

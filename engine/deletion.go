@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// DeletionChecker is the optional capability of a source to prove that a
+// node is gone. Without it the engine never deletes a provider.
+type DeletionChecker interface {
+	ConfirmDeleted(ctx context.Context, uuids []string) (deleted, present []string, err error)
+}
+
+// OpDelete is a provider deletion, planned only with proof.
+const OpDelete Op = "delete_provider"
+
+// reapVanished handles this engine's providers whose node the (complete)
+// listing no longer contains. Absence proves nothing — the node may have
+// moved out of scope, or the listing raced a change — so each one needs
+// the source's positive proof of deletion in two cycles at least
+// DeleteGrace apart, the owner marker still ours just before the delete,
+// and no allocations. Too many at once is treated as a fault upstream.
+func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned map[string]placement.Generation, dry bool, r *Report) {
+	candidates := vanished(nodes, owned)
+	if len(candidates) == 0 {
+		return
+	}
+	checker, ok := e.src.(DeletionChecker)
+	if c, isPlugin := e.src.(interface{ Supports(string) bool }); isPlugin {
+		ok = ok && c.Supports(hostabi.ExportConfirmDeleted)
+	}
+	if !ok {
+		e.log.Info("providers of unlisted nodes kept: the plugin cannot prove deletion", "count", len(candidates))
+		return
+	}
+	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
+	if err != nil {
+		r.Errors = append(r.Errors, fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		return
+	}
+	ready := e.provenGone(candidates, deleted, present, dry)
+	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
+		r.Errors = append(r.Errors, fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
+			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
+		return
+	}
+	for _, uuid := range ready {
+		if dry {
+			r.Writes = append(r.Writes, Write{Op: OpDelete, UUID: uuid})
+			continue
+		}
+		if err := e.deleteOne(ctx, uuid); err != nil {
+			r.Errors = append(r.Errors, err.Error())
+			continue
+		}
+		r.Deleted++
+	}
+}
+
+// vanished lists owned providers whose node is not in the listing.
+func vanished(nodes []hostabi.Node, owned map[string]placement.Generation) []string {
+	listed := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		listed[strings.ToLower(n.UUID)] = true
+	}
+	var out []string
+	for uuid := range owned {
+		if !listed[uuid] {
+			out = append(out, uuid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// provenGone records proofs and returns the uuids proven in an earlier
+// cycle too, at least DeleteGrace ago. Answers about uuids the engine did
+// not ask for are ignored.
+func (e *Engine) provenGone(asked, deleted, present []string, dry bool) []string {
+	now := time.Now()
+	for _, uuid := range present {
+		if slices.Contains(asked, uuid) && !dry {
+			e.state.update(uuid, func(k *known) { k.GoneSince = time.Time{} })
+		}
+	}
+	var ready []string
+	for _, uuid := range deleted {
+		if !slices.Contains(asked, uuid) {
+			continue
+		}
+		k, _ := e.state.get(uuid)
+		switch {
+		case k.GoneSince.IsZero():
+			if !dry {
+				e.state.update(uuid, func(k *known) { k.GoneSince = now })
+			}
+		case now.Sub(k.GoneSince) >= e.opts.DeleteGrace:
+			ready = append(ready, uuid)
+		}
+	}
+	return ready
+}
+
+func (e *Engine) deleteLimit(owned int) int {
+	return max(1, int(math.Floor(e.opts.DeleteLimit*float64(owned))))
+}
+
+// deleteOne deletes a provider after checking, just before, that it still
+// carries this engine's marker and has no allocations. DELETE takes no
+// generation, so this re-read is the closest Placement allows to a
+// compare-and-swap. A provider with allocations is reserved instead.
+func (e *Engine) deleteOne(ctx context.Context, uuid string) error {
+	_, traits, err := e.pc.Traits(ctx, uuid)
+	if errors.Is(err, placement.ErrNotFound) {
+		e.state.drop(uuid)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete provider %s: %w", uuid, err)
+	}
+	if !slices.Contains(traits, e.pol.OwnerTrait) {
+		e.state.drop(uuid)
+		return fmt.Errorf("provider %s no longer carries %s: not deleted", uuid, e.pol.OwnerTrait)
+	}
+	_, usages, err := e.pc.Usages(ctx, uuid)
+	if err != nil {
+		return fmt.Errorf("delete provider %s: %w", uuid, err)
+	}
+	for _, used := range usages {
+		if used > 0 {
+			return e.reserveAll(ctx, uuid)
+		}
+	}
+	err = e.pc.DeleteProvider(ctx, uuid)
+	switch {
+	case errors.Is(err, placement.ErrProviderInUse):
+		return e.reserveAll(ctx, uuid)
+	case err != nil && !errors.Is(err, placement.ErrNotFound):
+		return fmt.Errorf("delete provider %s: %w", uuid, err)
+	}
+	e.state.drop(uuid)
+	e.log.Info("provider deleted: node proven gone", "node", uuid)
+	return nil
+}
+
+// reserveAll makes a provider of a deleted node unschedulable while its
+// allocations remain; the engine never removes allocations.
+func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
+	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
+		gen, inv, err := e.pc.Inventories(ctx, uuid)
+		if err != nil {
+			return fmt.Errorf("reserve provider %s: %w", uuid, err)
+		}
+		changed := false
+		for rc, i := range inv {
+			if i.Reserved != i.Total {
+				i.Reserved, inv[rc], changed = i.Total, i, true
+			}
+		}
+		if changed {
+			_, err = e.pc.SetInventories(ctx, uuid, gen, inv)
+		}
+		if !errors.Is(err, placement.ErrConcurrentUpdate) {
+			if err != nil {
+				return fmt.Errorf("reserve provider %s: %w", uuid, err)
+			}
+			e.state.invalidate(uuid)
+			return fmt.Errorf("provider %s: node deleted but the provider has allocations; reserved, not deleted", uuid)
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("reserve provider %s: gave up after %d conflicts", uuid, e.opts.MaxAttempts)
+}
