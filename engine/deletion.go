@@ -162,7 +162,8 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 		changed := false
 		for rc, i := range inv {
 			if i.Reserved != i.Total {
-				i.Reserved, inv[rc], changed = i.Total, i, true
+				i.Reserved = i.Total
+				inv[rc], changed = i, true
 			}
 		}
 		if changed {

@@ -1,0 +1,86 @@
+package engine_test
+
+import (
+	"testing"
+)
+
+func TestProvidersOfUnlistedNodesNeedTwoProofs(t *testing.T) {
+	r := newRig(t, 4)
+	r.cleanCycle()
+	gone := nodeUUID(3)
+	r.src.set(func(s *source) { s.nodes = s.nodes[:3] })
+	// Unlisted but not proven deleted (moved out of scope, say): kept.
+	r.cleanCycle()
+	r.provider(gone)
+	r.src.set(func(s *source) { s.gone[gone] = true })
+	if rep := r.cleanCycle(); rep.Deleted != 0 {
+		t.Fatal("one proof must not be enough")
+	}
+	r.provider(gone)
+	if rep := r.cleanCycle(); rep.Deleted != 1 {
+		t.Fatalf("second proof: report %+v", rep)
+	}
+	if _, ok := r.fake.Provider(gone); ok {
+		t.Fatal("provider still there")
+	}
+}
+
+func TestProviderWithAllocationsIsReservedNotDeleted(t *testing.T) {
+	r := newRig(t, 2)
+	r.cleanCycle()
+	u := nodeUUID(1)
+	if err := r.fake.Allocate("c0ffee00-0000-4000-8000-000000000001", u, map[string]int64{"CUSTOM_BAREMETAL_GOLD": 1}); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = s.nodes[:1]; s.gone[u] = true })
+	r.cycle()
+	rep := r.cycle()
+	if rep.Deleted != 0 || !errorsContain(rep.Errors, "has allocations; reserved, not deleted") || r.reserved(u) != 1 {
+		t.Fatalf("report %+v reserved %d", rep, r.reserved(u))
+	}
+	if p := r.provider(u); p.Usages["CUSTOM_BAREMETAL_GOLD"] != 1 {
+		t.Fatalf("allocation lost: %+v", p)
+	}
+}
+
+func TestMassDeletionIsRefused(t *testing.T) {
+	r := newRig(t, 10)
+	r.cleanCycle()
+	r.src.set(func(s *source) {
+		s.nodes = nil // a broken source: everything "proven" gone
+		for i := range 10 {
+			s.gone[nodeUUID(i)] = true
+		}
+	})
+	r.cycle()
+	rep := r.cycle()
+	if rep.Deleted != 0 || !errorsContain(rep.Errors, "over the limit") || len(r.fake.ProviderUUIDs()) != 10 {
+		t.Fatalf("report %+v, providers left %d", rep, len(r.fake.ProviderUUIDs()))
+	}
+}
+
+func TestResourceClassChangeOnOccupiedNodeKeepsTheOldClassReserved(t *testing.T) {
+	r := newRig(t, 1)
+	r.cleanCycle()
+	u := nodeUUID(0)
+	consumer := "c0ffee00-0000-4000-8000-000000000002"
+	if err := r.fake.Allocate(consumer, u, map[string]int64{"CUSTOM_BAREMETAL_GOLD": 1}); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes[0].ResourceClass = "baremetal-silver" })
+	rep := r.cleanCycle()
+	p := r.provider(u)
+	gold, silver := p.Inventories["CUSTOM_BAREMETAL_GOLD"], p.Inventories["CUSTOM_BAREMETAL_SILVER"]
+	if gold.Reserved != gold.Total || silver.Total != 1 || p.Usages["CUSTOM_BAREMETAL_GOLD"] != 1 {
+		t.Fatalf("inventories %+v usages %v report %+v", p.Inventories, p.Usages, rep)
+	}
+	// Once the allocation is gone the old class goes too.
+	if err := r.fake.Allocate(consumer, u, map[string]int64{}); err != nil {
+		t.Fatal(err)
+	}
+	r.cleanCycle()
+	p = r.provider(u)
+	if _, still := p.Inventories["CUSTOM_BAREMETAL_GOLD"]; still || len(p.Inventories) != 1 {
+		t.Fatalf("old class kept after it was freed: %+v", p.Inventories)
+	}
+}
