@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -105,13 +106,16 @@ func defaults() *Config {
 func unknownKeys(md toml.MetaData) error {
 	var bad []string
 	for _, k := range md.Undecoded() {
-		bad = append(bad, k.String())
+		// [plugin.config] belongs to the plugin, which checks it itself.
+		if s := k.String(); !strings.HasPrefix(s, "plugin.config.") {
+			bad = append(bad, s)
+		}
 	}
 	if len(bad) == 0 {
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("unknown key(s): %s", strings.Join(bad, ", "))
+	return fmt.Errorf("unknown key(s): %s", strings.Join(slices.Compact(bad), ", "))
 }
 
 func (c *Config) resolve(dir string) {

@@ -1,0 +1,9 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/rpengine/rpengine/engine/placementtest"
+)
+
+func TestMain(m *testing.M) { placementtest.Main(m) }
