@@ -15,18 +15,20 @@ import (
 // Report says what one cycle did. Errors holds one line per failure; a
 // cycle with no errors left Placement matching the desired state.
 type Report struct {
-	Nodes             int      `json:"nodes"`
-	Instances         int      `json:"instances"`
-	Created           int      `json:"created"`
-	Updated           int      `json:"updated"`
-	Unchanged         int      `json:"unchanged"`
-	Deleted           int      `json:"deleted"`
-	Quarantined       int      `json:"quarantined"`
-	Conflicts         int      `json:"conflicts"`
-	Errors            []string `json:"errors"`
-	PlacementRequests int64    `json:"placement_requests"`
-	DurationMS        int64    `json:"duration_ms"`
-	Writes            []Write  `json:"writes,omitempty"`
+	Nodes       int      `json:"nodes"`
+	Instances   int      `json:"instances"`
+	Created     int      `json:"created"`
+	Updated     int      `json:"updated"`
+	Unchanged   int      `json:"unchanged"`
+	Deleted     int      `json:"deleted"`
+	Quarantined int      `json:"quarantined"`
+	Conflicts   int      `json:"conflicts"`
+	Errors      []string `json:"errors"`
+	// Reserved counts desired providers by ReservedReason ("" = schedulable).
+	Reserved          map[string]int `json:"reserved_by_reason,omitempty"`
+	PlacementRequests int64          `json:"placement_requests"`
+	DurationMS        int64          `json:"duration_ms"`
+	Writes            []Write        `json:"writes,omitempty"`
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -56,6 +58,10 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	r.Nodes, r.Instances = len(nodes), len(instances)
 
 	desired, problems := DesiredState(nodes, instances, e.pol)
+	r.Reserved = map[string]int{}
+	for _, d := range desired {
+		r.Reserved[string(d.Reserved)]++
+	}
 	for _, p := range problems {
 		r.Quarantined++
 		r.Errors = append(r.Errors, p.String())
@@ -97,6 +103,7 @@ func (e *Engine) listOwned(ctx context.Context) (map[string]placement.Generation
 
 func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation, dry bool, r *Report) {
 	var mu sync.Mutex
+	done := 0
 	work := make(chan Desired)
 	var wg sync.WaitGroup
 	for range e.opts.Concurrency {
@@ -105,6 +112,10 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 				res, ws, conflicts, err := e.syncOne(ctx, d, listed[d.UUID], dry)
 				mu.Lock()
 				r.tally(res, ws, conflicts, err, dry)
+				done++
+				if e.opts.Progress != nil {
+					e.opts.Progress(done, len(desired))
+				}
 				mu.Unlock()
 			}
 		})

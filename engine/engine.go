@@ -28,6 +28,9 @@ type Options struct {
 	// DeleteLimit is the largest fraction of owned providers one cycle may
 	// delete; more is taken as a fault upstream and nothing is deleted.
 	DeleteLimit float64
+	// Progress, if set, is called as provider syncs finish, so a long
+	// cold start (thousands of creates) can be reported.
+	Progress func(done, total int)
 }
 
 // Engine reconciles one source into one Placement.

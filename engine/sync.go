@@ -180,6 +180,7 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 	o.Traits, o.Aggregates = slices.Clone(o.Traits), slices.Clone(o.Aggregates)
 	for _, w := range ws {
 		var err error
+		before := o.Generation
 		switch w.Op {
 		case OpCreate:
 			var p placement.Provider
@@ -202,6 +203,8 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 		if err != nil {
 			return o, fmt.Errorf("%s: %w", w.Op, err)
 		}
+		e.log.Info("provider written", "node", w.UUID, "op", w.Op,
+			"generation_before", string(before), "generation_after", string(o.Generation))
 	}
 	return o, nil
 }

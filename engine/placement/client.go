@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -35,6 +36,10 @@ type Config struct {
 	// Timeout bounds one request; MaxConns caps connections per host.
 	Timeout  time.Duration
 	MaxConns int
+	// Observe, if set, is told about every request: for metrics.
+	Observe func(method string, status int, d time.Duration)
+	// Logger, if set, gets one debug line per request with its request id.
+	Logger *slog.Logger
 }
 
 // Client talks to one Placement. It is safe for concurrent use.
@@ -64,7 +69,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxConnsPerHost, base.MaxIdleConnsPerHost = maxConns, maxConns
-	pc.HTTPClient = http.Client{Timeout: timeout, Transport: counting{base, &c.requests}}
+	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{base, &c.requests, cfg.Observe, cfg.Logger}}
 	c.sc = &gophercloud.ServiceClient{
 		ProviderClient: pc,
 		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
@@ -149,15 +154,34 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 	return nil
 }
 
-// counting counts requests on their way out.
-type counting struct {
-	next http.RoundTripper
-	n    *atomic.Int64
+// observing counts requests and reports their outcome and latency.
+type observing struct {
+	next    http.RoundTripper
+	n       *atomic.Int64
+	observe func(method string, status int, d time.Duration)
+	log     *slog.Logger
 }
 
-func (t counting) RoundTrip(r *http.Request) (*http.Response, error) {
+func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
-	return t.next.RoundTrip(r)
+	start := time.Now()
+	resp, err := t.next.RoundTrip(r)
+	status := 0 // transport failure
+	if err == nil {
+		status = resp.StatusCode
+	}
+	if t.observe != nil {
+		t.observe(r.Method, status, time.Since(start))
+	}
+	if t.log != nil && t.log.Enabled(r.Context(), slog.LevelDebug) {
+		id := ""
+		if resp != nil {
+			id = requestID(resp.Header)
+		}
+		t.log.Debug("placement request", "method", r.Method, "path", r.URL.Path,
+			"status", status, "request_id", id, "ms", time.Since(start).Milliseconds())
+	}
+	return resp, err
 }
 
 // EnsureResourceClass creates a custom resource class once per process.
