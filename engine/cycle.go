@@ -78,8 +78,20 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	e.syncAll(ctx, desired, listed, dry, &r)
 
 	// 5. Providers whose node is no longer listed: deleted only on proof.
-	e.reapVanished(ctx, nodes, listed, dry, &r)
+	if !stopping(e.opts.Stop) {
+		e.reapVanished(ctx, nodes, listed, dry, &r)
+	}
 	return r
+}
+
+// stopping says whether stop is closed; a nil channel never is.
+func stopping(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // listOwned lists the providers carrying this engine's owner marker, with
@@ -120,8 +132,19 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 			}
 		})
 	}
-	for _, d := range desired {
-		work <- d
+	for i, d := range desired {
+		// Checked first: when both are ready, select picks at random.
+		if !stopping(e.opts.Stop) {
+			select {
+			case work <- d:
+				continue
+			case <-e.opts.Stop:
+			}
+		}
+		mu.Lock()
+		r.Errors = append(r.Errors, fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
+		mu.Unlock()
+		break
 	}
 	close(work)
 	wg.Wait()

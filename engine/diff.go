@@ -52,16 +52,33 @@ func Plan(d Desired, o Observed, prev Managed) []Write {
 	if !o.Exists {
 		ws = append(ws, Write{Op: OpCreate, UUID: d.UUID, Name: d.Name})
 	}
-	if t := merge(o.Traits, prev.Traits, d.Traits); !sameSet(t, o.Traits) {
-		ws = append(ws, Write{Op: OpTraits, UUID: d.UUID, Traits: t})
+	if !settled(o.Traits, prev.Traits, d.Traits) {
+		ws = append(ws, Write{Op: OpTraits, UUID: d.UUID, Traits: merge(o.Traits, prev.Traits, d.Traits)})
 	}
 	if !maps.Equal(o.Inventory, d.Inventory) {
 		ws = append(ws, Write{Op: OpInventory, UUID: d.UUID, Inventory: d.Inventory})
 	}
-	if a := merge(o.Aggregates, prev.Aggregates, d.Aggregates); !sameSet(a, o.Aggregates) {
-		ws = append(ws, Write{Op: OpAggregates, UUID: d.UUID, Aggregates: a})
+	if !settled(o.Aggregates, prev.Aggregates, d.Aggregates) {
+		ws = append(ws, Write{Op: OpAggregates, UUID: d.UUID, Aggregates: merge(o.Aggregates, prev.Aggregates, d.Aggregates)})
 	}
 	return ws
+}
+
+// settled reports, without allocating, whether merge would leave observed
+// as it is: everything wanted is there and nothing to drop is. Sets are a
+// handful of items, so the nested loops are cheap.
+func settled(observed, before, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(observed, w) {
+			return false
+		}
+	}
+	for _, b := range before {
+		if slices.Contains(observed, b) && !slices.Contains(want, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // merge keeps every observed item except those the engine added before and
@@ -77,14 +94,4 @@ func merge(observed, before, want []string) []string {
 	out = append(out, want...)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(x, y)
 }

@@ -31,6 +31,10 @@ type Options struct {
 	// Progress, if set, is called as provider syncs finish, so a long
 	// cold start (thousands of creates) can be reported.
 	Progress func(done, total int)
+	// Stop, if set, ends a cycle early once closed: no new provider sync
+	// or deletion starts, and syncs under way finish, so a SIGTERM leaves
+	// no provider half-written. The cycle reports what it skipped.
+	Stop <-chan struct{}
 }
 
 // Engine reconciles one source into one Placement.

@@ -2,15 +2,29 @@ package engine
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
-// customName is Placement's pattern for custom class and trait names.
-var customName = regexp.MustCompile(`^CUSTOM_[A-Z0-9_]+$`)
+// Placement's name patterns, checked by hand: a regexp here was a tenth of
+// an idle cycle's CPU at 10,000 nodes.
+const (
+	customPattern = `^CUSTOM_[A-Z0-9_]+$`
+	namePattern   = `^[A-Z0-9_]+$`
+)
 
-// standardName is Placement's pattern for any class or trait name.
-var standardName = regexp.MustCompile(`^[A-Z0-9_]+$`)
+// upperName reports whether s matches namePattern.
+func upperName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 const maxNameLen = 255
 
@@ -47,15 +61,16 @@ func ValidCustomName(name string) error {
 	if len(name) > maxNameLen {
 		return fmt.Errorf("%q is longer than %d characters", name, maxNameLen)
 	}
-	if !customName.MatchString(name) {
-		return fmt.Errorf("%q does not match %s", name, customName)
+	rest, ok := strings.CutPrefix(name, "CUSTOM_")
+	if !ok || !upperName(rest) {
+		return fmt.Errorf("%q does not match %s", name, customPattern)
 	}
 	return nil
 }
 
 // ValidTraitName reports why name cannot be a trait (standard or custom).
 func ValidTraitName(name string) error {
-	if len(name) > maxNameLen || !standardName.MatchString(name) {
+	if len(name) > maxNameLen || !upperName(name) {
 		return fmt.Errorf("trait %q is not a valid Placement trait name", name)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -148,7 +149,12 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 	if out == nil {
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if d, ok := out.(interface{ decodeFrom(io.Reader) error }); ok {
+		err = d.decodeFrom(resp.Body)
+	} else {
+		err = json.NewDecoder(resp.Body).Decode(out)
+	}
+	if err != nil {
 		return fmt.Errorf("%s %s: malformed answer: %w", method, url, err)
 	}
 	return nil

@@ -9,9 +9,7 @@ import (
 // ListProviders returns every provider matching query (nil = all) with
 // its generation, in one request: Placement does not paginate.
 func (c *Client) ListProviders(ctx context.Context, query url.Values) ([]Provider, error) {
-	var out struct {
-		Providers []Provider `json:"resource_providers"`
-	}
+	var out providerList
 	path := "resource_providers"
 	if len(query) > 0 {
 		path += "?" + query.Encode()
@@ -19,7 +17,7 @@ func (c *Client) ListProviders(ctx context.Context, query url.Values) ([]Provide
 	if err := c.do(ctx, "GET", path, nil, &out, 200); err != nil {
 		return nil, err
 	}
-	return out.Providers, nil
+	return out, nil
 }
 
 // GetProvider reads one provider; ErrNotFound if it does not exist.

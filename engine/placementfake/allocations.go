@@ -214,7 +214,7 @@ func (s *Server) deleteAllocations(c *call) {
 func (s *Server) getProviderAllocations(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFoundAllocations)
 	if p == nil {
 		return
 	}

@@ -78,6 +78,20 @@ func (f *intField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// numField is a JSON number that remembers its text, like intField.
+type numField struct {
+	Set, Bad bool
+	Value    float64
+	Raw      string
+}
+
+func (f *numField) UnmarshalJSON(b []byte) error {
+	f.Set, f.Raw = true, string(b)
+	v, err := strconv.ParseFloat(f.Raw, 64)
+	f.Value, f.Bad = v, err != nil
+	return nil
+}
+
 // check enforces "required, integer, not null" for a schema field and
 // answers 400 if it fails.
 func (f intField) check(c *call, name string) bool {
@@ -85,7 +99,7 @@ func (f intField) check(c *call, name string) bool {
 	case !f.Set:
 		c.fail(http.StatusBadRequest, "", "JSON does not validate: '"+name+"' is a required property")
 	case f.Null || f.Bad:
-		c.fail(http.StatusBadRequest, "", "JSON does not validate: "+f.Raw+" is not of type 'integer'")
+		c.fail(http.StatusBadRequest, "", "JSON does not validate: "+pyRepr(f.Raw)+" is not of type 'integer'")
 	default:
 		return true
 	}
@@ -100,8 +114,12 @@ func (f intField) inRange(c *call, name string, min, def int64) (int64, bool) {
 	if !f.check(c, name) {
 		return 0, false
 	}
-	if f.Value < min || f.Value > maxInt {
-		c.fail(http.StatusBadRequest, "", "JSON does not validate: "+f.Raw+" is out of range for '"+name+"'")
+	switch {
+	case f.Value < min:
+		c.fail(http.StatusBadRequest, "", "JSON does not validate: "+f.Raw+" is less than the minimum of "+strconv.FormatInt(min, 10))
+		return 0, false
+	case f.Value > maxInt:
+		c.fail(http.StatusBadRequest, "", "JSON does not validate: "+f.Raw+" is greater than the maximum of "+strconv.Itoa(maxInt))
 		return 0, false
 	}
 	return f.Value, true
@@ -124,4 +142,26 @@ func validName(s string) bool {
 
 func validCustomName(s string) bool {
 	return strings.HasPrefix(s, "CUSTOM_") && len(s) > len("CUSTOM_") && validName(s)
+}
+
+// pyRepr shows a raw JSON value the way jsonschema's messages do: strings
+// in single quotes, null as None.
+func pyRepr(raw string) string {
+	if raw == "null" {
+		return "None"
+	}
+	var s string
+	if json.Unmarshal([]byte(raw), &s) == nil {
+		return "'" + s + "'"
+	}
+	return raw
+}
+
+// pyList shows a list of strings as Python's repr does.
+func pyList(items []string) string {
+	quoted := make([]string, len(items))
+	for i, it := range items {
+		quoted[i] = "'" + it + "'"
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }

@@ -10,7 +10,9 @@ import (
 )
 
 // Fault makes matching requests misbehave. Zero match fields match every
-// request; the effects of one firing are applied in field order.
+// request. When it fires, Delay comes first; Drop and Status then end the
+// request unserved; Conflict and Vanish change state just before it is
+// served. Several faults may fire for one request.
 type Fault struct {
 	Method string // "" matches any method
 	Path   string // path.Match pattern on the URL path, e.g. "/resource_providers/*/inventories"; "" matches any

@@ -15,7 +15,7 @@ type inventoriesJSON struct {
 func (s *Server) getInventories(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p := s.provider(c, ""); p != nil {
+	if p := s.provider(c, notFoundTwiceSpaced); p != nil {
 		c.reply(http.StatusOK, inventoriesJSON{s.st.sent(p.gen), p.inv})
 	}
 }
@@ -26,7 +26,7 @@ type inventoryIn struct {
 	MinUnit         intField `json:"min_unit"`
 	MaxUnit         intField `json:"max_unit"`
 	StepSize        intField `json:"step_size"`
-	AllocationRatio *float64 `json:"allocation_ratio"`
+	AllocationRatio numField `json:"allocation_ratio"`
 	Generation      intField `json:"resource_provider_generation"` // allowed, ignored
 }
 
@@ -36,7 +36,7 @@ type inventoryIn struct {
 func (s *Server) putInventories(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFound)
 	if p == nil {
 		return
 	}
@@ -92,7 +92,7 @@ func (s *Server) putInventories(c *call) {
 func (s *Server) deleteInventories(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFound)
 	if p == nil {
 		return
 	}
@@ -108,7 +108,7 @@ func (s *Server) deleteInventories(c *call) {
 func (s *Server) getUsages(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFoundTwice)
 	if p == nil {
 		return
 	}
@@ -142,12 +142,16 @@ func inventoryFrom(c *call, in inventoryIn) (Inventory, bool) {
 		return inv, false
 	}
 	inv.AllocationRatio = 1.0
-	if in.AllocationRatio != nil {
-		if *in.AllocationRatio > 3.40282e+38 {
-			c.fail(http.StatusBadRequest, "", "JSON does not validate: allocation_ratio is greater than the maximum of 3.40282e+38")
+	if r := in.AllocationRatio; r.Set {
+		switch {
+		case r.Bad:
+			c.fail(http.StatusBadRequest, "", "JSON does not validate: "+pyRepr(r.Raw)+" is not of type 'number'")
+			return inv, false
+		case r.Value > 3.40282e+38:
+			c.fail(http.StatusBadRequest, "", "JSON does not validate: "+r.Raw+" is greater than the maximum of 3.40282e+38")
 			return inv, false
 		}
-		inv.AllocationRatio = *in.AllocationRatio
+		inv.AllocationRatio = r.Value
 	}
 	return inv, true
 }

@@ -27,14 +27,14 @@ type Request struct {
 }
 
 type requestLog struct {
-	entries []Request
+	entries []*Request // pointers: logEnd still finds its entry after a ResetRequests
 }
 
-func (s *Server) logStart(r *http.Request, body []byte) int {
+func (s *Server) logStart(r *http.Request, body []byte) *Request {
 	gens := bodyGenerations(body)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: body, Generations: gens}
+	e := &Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: body, Generations: gens}
 	for _, g := range gens {
 		v, err := strconv.ParseInt(g, 10, 64)
 		if err != nil || !s.st.returned[v] {
@@ -42,23 +42,24 @@ func (s *Server) logStart(r *http.Request, body []byte) int {
 		}
 	}
 	s.lg.entries = append(s.lg.entries, e)
-	return len(s.lg.entries) - 1
+	return e
 }
 
-func (s *Server) logEnd(i, status int, fault string) {
+func (s *Server) logEnd(e *Request, status int, fault string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if i < len(s.lg.entries) { // ResetRequests may have run meanwhile
-		s.lg.entries[i].Status = status
-		s.lg.entries[i].Fault = fault
-	}
+	e.Status, e.Fault = status, fault
 }
 
 // Requests returns a copy of the log, oldest first.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.lg.entries...)
+	out := make([]Request, len(s.lg.entries))
+	for i, e := range s.lg.entries {
+		out[i] = *e
+	}
+	return out
 }
 
 // Find returns the logged requests with this method ("" for any) whose path

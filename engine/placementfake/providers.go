@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -25,9 +26,13 @@ type providerJSON struct {
 }
 
 func (s *Server) providerJSON(p *provider) providerJSON {
-	self := "/resource_providers/" + p.uuid
+	return newProviderJSON(p.uuid, p.name, s.st.sent(p.gen))
+}
+
+func newProviderJSON(uuid, name string, gen int64) providerJSON {
+	self := "/resource_providers/" + uuid
 	return providerJSON{
-		UUID: p.uuid, Name: p.name, Generation: s.st.sent(p.gen), Root: p.uuid,
+		UUID: uuid, Name: name, Generation: gen, Root: uuid,
 		Links: []link{
 			{"self", self}, {"inventories", self + "/inventories"}, {"usages", self + "/usages"},
 			{"aggregates", self + "/aggregates"}, {"traits", self + "/traits"},
@@ -36,12 +41,21 @@ func (s *Server) providerJSON(p *provider) providerJSON {
 	}
 }
 
-// provider finds the provider in c.args[0] or answers 404. The caller
-// holds s.mu.
-func (s *Server) provider(c *call, suffix string) *provider {
+// The real handlers word "provider not found" differently; %[1]s is the uuid.
+const (
+	notFound            = "No resource provider with uuid %[1]s found"
+	notFoundForDelete   = notFound + " for delete"
+	notFoundTwice       = notFound + ": " + notFound  // usages, provider traits
+	notFoundTwiceSpaced = notFound + " : " + notFound // inventories
+	notFoundAllocations = "Resource provider '%[1]s' not found: " + notFound
+)
+
+// provider finds the provider in c.args[0] or answers 404 with msg. The
+// caller holds s.mu.
+func (s *Server) provider(c *call, msg string) *provider {
 	p := s.st.providers[c.args[0]]
 	if p == nil {
-		c.fail(http.StatusNotFound, "", "No resource provider with uuid "+c.args[0]+" found"+suffix)
+		c.fail(http.StatusNotFound, "", fmt.Sprintf(msg, c.args[0]))
 	}
 	return p
 }
@@ -49,7 +63,7 @@ func (s *Server) provider(c *call, suffix string) *provider {
 func (s *Server) getProvider(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p := s.provider(c, ""); p != nil {
+	if p := s.provider(c, notFound); p != nil {
 		c.reply(http.StatusOK, s.providerJSON(p))
 	}
 }
@@ -125,7 +139,7 @@ func (s *Server) updateProvider(c *call) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFound)
 	if p == nil {
 		return
 	}
@@ -142,7 +156,7 @@ func (s *Server) updateProvider(c *call) {
 func (s *Server) deleteProvider(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, " found for delete")
+	p := s.provider(c, notFoundForDelete)
 	if p == nil {
 		return
 	}
@@ -155,8 +169,8 @@ func (s *Server) deleteProvider(c *call) {
 	c.reply(http.StatusNoContent, nil)
 }
 
-// listProviders filters under the lock, then encodes one provider at a
-// time so that 100,000 providers cost one pass and little memory.
+// listProviders filters and copies under the lock, then encodes one
+// provider at a time outside it: 100,000 providers cost one linear pass.
 func (s *Server) listProviders(c *call) {
 	s.mu.Lock()
 	match, ok := s.providerFilter(c)
@@ -171,9 +185,13 @@ func (s *Server) listProviders(c *call) {
 		}
 	}
 	slices.SortFunc(ps, func(a, b *provider) int { return cmp.Compare(a.seq, b.seq) })
-	out := make([]providerJSON, len(ps))
+	type row struct {
+		uuid, name string
+		gen        int64
+	}
+	rows := make([]row, len(ps))
 	for i, p := range ps {
-		out[i] = s.providerJSON(p)
+		rows[i] = row{p.uuid, p.name, s.st.sent(p.gen)}
 	}
 	s.mu.Unlock()
 
@@ -181,11 +199,11 @@ func (s *Server) listProviders(c *call) {
 	c.w.WriteHeader(http.StatusOK)
 	w := bufio.NewWriterSize(c.w, 64<<10)
 	_, _ = w.WriteString(`{"resource_providers": [`)
-	for i := range out {
+	for i, r := range rows {
 		if i > 0 {
 			_, _ = w.WriteString(", ")
 		}
-		b, _ := json.Marshal(&out[i])
+		b, _ := json.Marshal(newProviderJSON(r.uuid, r.name, r.gen))
 		_, _ = w.Write(b)
 	}
 	_, _ = w.WriteString("]}")

@@ -89,6 +89,13 @@ var (
 	}
 )
 
+// providerSubRoutes are the routes under /resource_providers/{uuid}/.
+var providerSubRoutes = map[string]methods{
+	"inventories": inventoriesRoute, "usages": usagesRoute,
+	"allocations": providerAllocationsRoute, "traits": providerTraitsRoute,
+	"aggregates": aggregatesRoute,
+}
+
 // lookup maps a path to its route and path parameters; nil means 404.
 func lookup(path string) (methods, []string) {
 	if path == "/" {
@@ -106,12 +113,7 @@ func lookup(path string) (methods, []string) {
 	case p[0] == "resource_providers" && len(p) == 2:
 		return providerRoute, p[1:]
 	case p[0] == "resource_providers" && len(p) == 3:
-		sub := map[string]methods{
-			"inventories": inventoriesRoute, "usages": usagesRoute,
-			"allocations": providerAllocationsRoute, "traits": providerTraitsRoute,
-			"aggregates": aggregatesRoute,
-		}[p[2]]
-		return sub, p[1:2]
+		return providerSubRoutes[p[2]], p[1:2]
 	case p[0] == "resource_providers" && len(p) == 4 && p[2] == "inventories":
 		return inventoryRoute, []string{p[1], p[3]}
 	case p[0] == "resource_classes" && len(p) <= 2:

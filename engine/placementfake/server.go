@@ -156,7 +156,13 @@ func parseVersion(values []string) (minor, status int, msg string) {
 			a, err1 := strconv.Atoi(maj)
 			b, err2 := strconv.Atoi(min)
 			if !ok || err1 != nil || err2 != nil {
-				return 0, http.StatusBadRequest, "Invalid microversion: invalid version string: " + f[1]
+				// Python's int() complains about the first part it cannot read.
+				bad := maj
+				if err1 == nil {
+					bad = min
+				}
+				return 0, http.StatusBadRequest, "Invalid microversion: invalid version string: " + f[1] +
+					"; invalid literal for int() with base 10: '" + bad + "'"
 			}
 			if a != 1 || b > maxMinor || b < 0 {
 				return 0, http.StatusNotAcceptable, "Invalid microversion: Unacceptable version header: " + f[1]

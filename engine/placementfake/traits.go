@@ -97,7 +97,7 @@ func (s *Server) putTrait(c *call) {
 func (s *Server) getProviderTraits(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p := s.provider(c, ""); p != nil {
+	if p := s.provider(c, notFoundTwice); p != nil {
 		c.reply(http.StatusOK, map[string]any{
 			"traits": slices.Sorted(maps.Keys(p.traits)), "resource_provider_generation": s.st.sent(p.gen),
 		})
@@ -123,7 +123,7 @@ func (s *Server) putProviderTraits(c *call) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFound)
 	if p == nil {
 		return
 	}
@@ -156,7 +156,7 @@ func (s *Server) putProviderTraits(c *call) {
 func (s *Server) deleteProviderTraits(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFound)
 	if p == nil {
 		return
 	}
@@ -170,7 +170,7 @@ func (s *Server) deleteProviderTraits(c *call) {
 func (s *Server) getAggregates(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p := s.provider(c, ""); p != nil {
+	if p := s.provider(c, notFound); p != nil {
 		s.replyAggregates(c, p, slices.Sorted(maps.Keys(p.aggs)))
 	}
 }
@@ -189,7 +189,7 @@ func (s *Server) replyAggregates(c *call, p *provider, aggs []string) {
 func (s *Server) putAggregates(c *call) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.provider(c, "")
+	p := s.provider(c, notFound)
 	if p == nil {
 		return
 	}
@@ -222,7 +222,7 @@ func (s *Server) putAggregates(c *call) {
 			return
 		}
 		if set[a] {
-			c.fail(http.StatusBadRequest, "", "JSON does not validate: aggregates has non-unique elements")
+			c.fail(http.StatusBadRequest, "", "JSON does not validate: "+pyList(aggs)+" has non-unique elements")
 			return
 		}
 		set[a] = true

@@ -183,7 +183,8 @@ func contractErrors(t *testing.T, c *client) {
 	}
 	// The code field only exists from 1.23.
 	c.do(t, "GET", missing, nil, version("1.22")).apiError(t, http.StatusNotFound, "")
-	c.do(t, "PUT", missing+"/inventories", map[string]any{"resource_provider_generation": 0, "inventories": map[string]any{}}).
+	_, _, gen := c.provider(t) // a real generation: the suite never invents one
+	c.do(t, "PUT", missing+"/inventories", inventories(gen, "", 0, 0)).
 		apiError(t, http.StatusNotFound, "placement.undefined_code")
 
 	// Success answers carry the request id too.

@@ -4,9 +4,9 @@
 //
 // StartReal starts a private Placement 8.0 (Debian python3-placement, in
 // memory sqlite) for one test; Shared starts one per test binary and Main
-// stops it. Both skip the test when Placement is not installed, unless
-// RPENGINE_REQUIRE_E2E=1, and both use RPENGINE_PLACEMENT_URL instead of
-// starting anything when it is set.
+// stops it. Both skip the test under -short, and when Placement is not
+// installed unless RPENGINE_REQUIRE_E2E=1; both use RPENGINE_PLACEMENT_URL
+// instead of starting anything when it is set.
 //
 // RunContract speaks raw HTTP and checks only what the real server was seen
 // to do. It treats generations as opaque: it compares them for equality and

@@ -3,10 +3,10 @@
 # usage: OS_PLACEMENT_CONFIG_DIR=/dir /usr/bin/python3 serve.py PORT
 #
 # Why not /usr/bin/placement-api: its wsgiref server has a listen backlog
-# of 5 (drops connections under client concurrency) and logs every request.
+# of 5 (drops connections under client concurrency) and adds its own access
+# log line per request (Placement's requestlog still writes one to stderr).
 # This one is single threaded on purpose: sqlite answers "database is
-# locked" to concurrent writers.
-import socketserver  # noqa: F401  (kept for parity with the threaded variant)
+# locked" to concurrent writers. SIGTERM stops it at once.
 import sys
 from wsgiref import simple_server
 

@@ -1,0 +1,108 @@
+// Command rpbench measures the engine against its performance goals and
+// writes a Markdown report (make bench). See internal/bench.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rpengine/rpengine/internal/bench"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "fake-placement" {
+		bench.ServeFake()
+		return
+	}
+	out := flag.String("out", "BENCHMARKS.md", "report file")
+	sizes := flag.String("sizes", "1000,10000,100000", "fleet sizes on the fake Placement")
+	real := flag.Int("real", 1000, "fleet size on the real Placement (0: skip)")
+	engineBin := flag.String("engine", "bin/engine", "engine binary")
+	plugin := flag.String("plugin", "build/plugins/fake.wasm", "fake plugin")
+	root := flag.String("root", ".", "repository root (for scripts/)")
+	flag.Parse()
+	rows, notes, err := all(context.Background(), *sizes, *real, *engineBin, *plugin, *root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rpbench:", err)
+		os.Exit(1)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rpbench:", err)
+		os.Exit(1)
+	}
+	defer f.Close()
+	bench.Write(f, "make bench", rows, notes)
+	bench.Write(os.Stdout, "make bench", rows, notes)
+}
+
+func all(ctx context.Context, sizes string, realN int, bin, plugin, root string) ([]bench.Row, []string, error) {
+	var rows []bench.Row
+	var notes []string
+	salt := uint32(time.Now().Unix())
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, nil, fmt.Errorf("-sizes: %w", err)
+		}
+		step := func(name string, f func(c *bench.Child) ([]bench.Row, error)) error {
+			fmt.Fprintf(os.Stderr, "rpbench: %s at %d nodes\n", name, n)
+			c, err := bench.StartFake()
+			if err != nil {
+				return err
+			}
+			defer c.Stop()
+			r, err := f(c)
+			rows = append(rows, r...)
+			return err
+		}
+		if err := step("requests and CPU", func(c *bench.Child) ([]bench.Row, error) { return bench.Requests(ctx, c.URL, c.Bump, n, salt) }); err != nil {
+			return nil, nil, err
+		}
+		if n <= 10000 {
+			if err := step("cold-start ratio", func(c *bench.Child) ([]bench.Row, error) {
+				r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 3, salt+100)
+				return []bench.Row{r}, err
+			}); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
+			return bench.Process(bin, plugin, c.URL, n, int(salt))
+		}); err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, bench.Nova(n, time.Minute))
+	}
+	if realN > 0 {
+		fmt.Fprintf(os.Stderr, "rpbench: real Placement at %d nodes\n", realN)
+		c, err := bench.StartReal(root, 18779)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer c.Stop()
+		r, err := bench.Requests(ctx, c.URL, nil, realN, salt+200)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range r {
+			r[i].Fleet = strings.Replace(r[i].Fleet, "fake", "real Placement 8.0", 1)
+		}
+		rows = append(rows, r...)
+		cr, err := bench.ColdRatio(ctx, c.URL, "real Placement 8.0", realN, 1, salt+300)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, cr)
+		notes = append(notes, "On the real Placement the another-writer rows are absent: it has no bump hook.")
+	}
+	notes = append(notes,
+		"The fake Placement runs in a child process, so engine CPU figures are the engine's alone.",
+		"Plugin Wasm-versus-native figures come from `go test -bench` in hostabi/ and plugins/ironic/ (appended below by make bench).")
+	return rows, notes, nil
+}

@@ -1,0 +1,33 @@
+package engine_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/engine/placementfake"
+)
+
+// BenchmarkIdleCycle10k is one cycle with nothing to do at 10,000 nodes.
+// The fake Placement runs in this process, so its CPU is included; see
+// make bench (cmd/rpbench) for the engine's share alone.
+func BenchmarkIdleCycle10k(b *testing.B) {
+	fake := placementfake.New()
+	defer fake.Close()
+	pc, err := placement.New(context.Background(), placement.Config{Endpoint: fake.URL(), Token: "admin"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := &source{nodes: fleet(10000), gone: map[string]bool{}}
+	eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("b")}, engine.Options{}, nil, nil)
+	if r := eng.Cycle(context.Background(), false); len(r.Errors) > 0 {
+		b.Fatal(r.Errors[0])
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if r := eng.Cycle(context.Background(), false); r.PlacementRequests != 1 {
+			b.Fatalf("idle cycle sent %d requests", r.PlacementRequests)
+		}
+	}
+}

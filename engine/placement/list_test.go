@@ -1,0 +1,88 @@
+package placement
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// providersJSON is a GET /resource_providers answer shaped like the real
+// Placement 8.0's at 1.39, links included.
+func providersJSON(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"resource_providers": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		fmt.Fprintf(&b, `{"uuid": %q, "name": %q, "generation": %d, "links": [`, u, u, i*7919)
+		for j, rel := range []string{"self", "inventories", "usages", "aggregates", "traits", "allocations"} {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `{"rel": %q, "href": "/resource_providers/%s/%s"}`, rel, u, rel)
+		}
+		fmt.Fprintf(&b, `], "parent_provider_uuid": null, "root_provider_uuid": %q}`, u)
+	}
+	b.WriteString("]}")
+	return []byte(b.String())
+}
+
+func TestDecodeProviders(t *testing.T) {
+	var l providerList
+	if err := l.decodeFrom(bytes.NewReader(providersJSON(3))); err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 3 || l[2].Generation != "15838" || l[1].Name != l[1].UUID || l[0].ParentUUID != nil {
+		t.Fatalf("%+v", l)
+	}
+	for _, bad := range []string{`{"resource_providers": [{"uuid": "x"}]}`, `{"resource_providers": [{"uuid": "x", "generation": null}]}`,
+		`{"resource_providers": {}}`, `[`, ``} {
+		var l providerList
+		if err := l.decodeFrom(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q decoded without error", bad)
+		}
+	}
+}
+
+func FuzzDecodeProviders(f *testing.F) {
+	f.Add(providersJSON(2))
+	f.Add([]byte(`{"resource_providers": []}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var l providerList
+		if l.decodeFrom(bytes.NewReader(b)) == nil {
+			for _, p := range l {
+				if p.UUID == "" || p.Generation == "" {
+					t.Fatalf("accepted a provider without uuid or generation: %+v", p)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkDecodeProviders compares the token decoder with encoding/json
+// on a 10,000-provider listing.
+func BenchmarkDecodeProviders(b *testing.B) {
+	body := providersJSON(10000)
+	b.Run("jsontext", func(b *testing.B) {
+		for b.Loop() {
+			var l providerList
+			if err := l.decodeFrom(bytes.NewReader(body)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		for b.Loop() {
+			var out struct {
+				Providers []Provider `json:"resource_providers"`
+			}
+			if err := json.NewDecoder(bytes.NewReader(body)).Decode(&out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package placementtest
+
+import "os/exec"
+
+// dieWithParent has no portable equivalent; Main and t.Cleanup stop the
+// process instead.
+func dieWithParent(*exec.Cmd) {}

@@ -1,0 +1,289 @@
+package placementtest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	// EnvRequire set to "1" turns "Placement is not installed" from a skip
+	// into a failure, for CI jobs that must run the end-to-end tests.
+	EnvRequire = "RPENGINE_REQUIRE_E2E"
+	// EnvURL points at an already running Placement to use instead of
+	// starting one (token "admin" must be accepted, i.e. noauth2).
+	EnvURL = "RPENGINE_PLACEMENT_URL"
+
+	// python is Debian's interpreter: the one on PATH may be a pyenv shim
+	// that cannot import the python3-placement package.
+	python = "/usr/bin/python3"
+
+	readyTimeout = 60 * time.Second
+)
+
+// config is placement.conf: no keystone, in-memory sqlite, schema built at
+// startup (so no "db sync" step).
+const config = `[api]
+auth_strategy = noauth2
+
+[placement_database]
+connection = sqlite://
+sync_on_startup = true
+`
+
+// StartReal starts a real Placement for this test alone and returns its
+// base URL; it is stopped when the test ends. Starting costs about 1.5-2.5 s,
+// so prefer Shared unless the test needs an empty server.
+func StartReal(t testing.TB) string {
+	t.Helper()
+	skipShort(t)
+	if u := os.Getenv(EnvURL); u != "" {
+		return strings.TrimSuffix(u, "/")
+	}
+	requireInstalled(t)
+	dir := t.TempDir()
+	p, err := start(dir)
+	if err != nil {
+		t.Fatalf("start placement: %v", err)
+	}
+	t.Cleanup(p.stop)
+	return p.url
+}
+
+var shared struct {
+	once sync.Once
+	p    *process
+	dir  string
+	err  error
+}
+
+// Shared returns the URL of one real Placement shared by the whole test
+// binary, starting it on first use. Tests using it must create uniquely
+// named objects. Call Main from TestMain so it is stopped at the end; if a
+// binary forgets, the process still dies with the test binary on Linux.
+func Shared(t testing.TB) string {
+	t.Helper()
+	skipShort(t)
+	if u := os.Getenv(EnvURL); u != "" {
+		return strings.TrimSuffix(u, "/")
+	}
+	requireInstalled(t)
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "placementtest-")
+		if shared.err == nil {
+			shared.p, shared.err = start(shared.dir)
+		}
+	})
+	if shared.err != nil {
+		t.Fatalf("start shared placement: %v", shared.err)
+	}
+	return shared.p.url
+}
+
+// Main runs the tests and then stops the shared Placement, if one was
+// started. Use it as: func TestMain(m *testing.M) { placementtest.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.p != nil {
+		shared.p.stop()
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// skipShort keeps "go test -short" free of real services, as `make unit`
+// promises.
+func skipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: not using a real Placement")
+	}
+}
+
+var installed struct {
+	once sync.Once
+	why  string // empty when Placement can be started
+}
+
+// requireInstalled skips (or, with RPENGINE_REQUIRE_E2E=1, fails) the test
+// when Placement or the repository's launcher is missing.
+func requireInstalled(t testing.TB) {
+	t.Helper()
+	installed.once.Do(func() {
+		if _, err := serveScript(); err != nil {
+			installed.why = err.Error()
+			return
+		}
+		out, err := exec.Command(python, "-c", "import placement").CombinedOutput()
+		if err != nil {
+			if msg := strings.TrimSpace(string(out)); msg != "" {
+				err = fmt.Errorf("%w: %s", err, msg)
+			}
+			installed.why = fmt.Sprintf("real Placement not installed (%s -c 'import placement': %v); run scripts/placement/install.sh", python, err)
+		}
+	})
+	if installed.why == "" {
+		return
+	}
+	if os.Getenv(EnvRequire) == "1" {
+		t.Fatalf("%s (and %s=1)", installed.why, EnvRequire)
+	}
+	t.Skip(installed.why)
+}
+
+// serveScript finds scripts/placement/serve.py by walking up from the
+// working directory to the directory holding go.mod.
+func serveScript() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			script := filepath.Join(dir, "scripts", "placement", "serve.py")
+			if _, err := os.Stat(script); err != nil {
+				return "", fmt.Errorf("placement launcher missing: %w", err)
+			}
+			return script, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// process is one running Placement.
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	exited chan struct{}
+	log    string // path of its stdout+stderr
+}
+
+// errExited means Placement died before answering, typically because
+// another process took the free port in between; start then tries again.
+var errExited = errors.New("placement exited before it was ready")
+
+// start launches serve.py in dir.
+func start(dir string) (*process, error) {
+	if err := os.WriteFile(filepath.Join(dir, "placement.conf"), []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	var err error
+	for range 3 {
+		var p *process
+		if p, err = launch(dir); !errors.Is(err, errExited) {
+			return p, err
+		}
+	}
+	return nil, err
+}
+
+func launch(dir string) (*process, error) {
+	script, err := serveScript()
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "api-"+strconv.Itoa(port)+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child keeps its own descriptor
+	cmd := exec.Command(python, script, strconv.Itoa(port))
+	cmd.Env = append(cleanEnv(), "OS_PLACEMENT_CONFIG_DIR="+dir)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{}), log: logPath}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	if err := p.waitReady(); err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// waitReady polls GET /resource_providers with the admin token, which
+// proves the database and the policy work, not just the socket.
+func (p *process) waitReady() error {
+	hc := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(readyTimeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("%w; log %s:\n%s", errExited, p.log, tail(p.log))
+		default:
+		}
+		req, _ := http.NewRequest("GET", p.url+"/resource_providers", nil)
+		req.Header.Set("X-Auth-Token", "admin")
+		if resp, err := hc.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("placement not ready after %s; log %s:\n%s", readyTimeout, p.log, tail(p.log))
+}
+
+// stop sends SIGTERM (serve.py exits at once) and kills after 5 s.
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// cleanEnv drops variables that would point Debian's python at another
+// interpreter's modules.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PYTHONPATH=") && !strings.HasPrefix(kv, "PYTHONHOME=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}

@@ -1,0 +1,112 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Row is one figure of the report, with its goal.
+type Row struct {
+	Metric, Fleet, Value, Goal, Met string
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}
+
+// Requests measures a cold cycle, idle cycles, and cycles with k changed
+// nodes (source changes) and, when bump is set, k drifted providers
+// (another writer bumping their generations).
+func Requests(ctx context.Context, url string, bump func([]string) error, n int, salt uint32) ([]Row, error) {
+	src := &Source{Nodes: Fleet(n, salt)}
+	eng, err := NewEngine(ctx, url, src, 4)
+	if err != nil {
+		return nil, err
+	}
+	fleet := fmt.Sprintf("%d (fake)", n)
+	cold := Measure(ctx, eng)
+	if len(cold.Errors) > 0 {
+		return nil, fmt.Errorf("cold cycle at %d: %v", n, cold.Errors[0])
+	}
+	var cpus, walls []time.Duration
+	var reqs int64
+	for range 5 {
+		m := Measure(ctx, eng)
+		cpus, walls, reqs = append(cpus, m.CPU), append(walls, m.Wall), max(reqs, m.Requests)
+	}
+	cpu := Median(cpus)
+	rows := []Row{
+		{"cold cycle: providers created per second", fleet, fmt.Sprintf("%.0f/s (%s, %d requests)",
+			float64(n)/cold.Wall.Seconds(), cold.Wall.Round(time.Millisecond), cold.Requests), "", ""},
+		{"Placement requests per idle cycle (max of 5)", fleet, fmt.Sprint(reqs), "≤ 2", verdict(reqs <= 2)},
+		{"engine CPU per idle cycle, plugin excluded (median of 5)", fleet, ms(cpu), "≤ 100 ms at 10k", verdict(n != 10000 || cpu <= 100*time.Millisecond)},
+		{"idle cycle wall time (median of 5)", fleet, ms(Median(walls)), "", ""},
+	}
+	for _, k := range []int{1, 10, 100} {
+		if k > n {
+			break
+		}
+		src.Flip(k)
+		changed := Measure(ctx, eng)
+		rows = append(rows, Row{fmt.Sprintf("requests, %d node(s) changed at the source", k), fleet,
+			fmt.Sprint(changed.Requests), fmt.Sprintf("O(k): 1 + k = %d", 1+k), verdict(changed.Requests <= int64(1+k))})
+		if bump == nil {
+			continue
+		}
+		if err := bump(UUIDs(src.Nodes[n-k:])); err != nil {
+			return nil, err
+		}
+		drift := Measure(ctx, eng)
+		rows = append(rows, Row{fmt.Sprintf("requests, %d provider(s) changed by another writer", k), fleet,
+			fmt.Sprint(drift.Requests), fmt.Sprintf("O(k): 1 + 3k = %d", 1+3*k), verdict(drift.Requests <= int64(1+3*k))})
+	}
+	return rows, nil
+}
+
+// ColdRatio compares the engine's cold-start write rate with the bare
+// client's against the same Placement, alternating rounds.
+func ColdRatio(ctx context.Context, url, label string, n, rounds int, salt uint32) (Row, error) {
+	var ratios []float64
+	for r := range rounds {
+		nodes := Fleet(n, salt+uint32(2*r), "baremetal-gold")
+		eng, err := NewEngine(ctx, url, &Source{Nodes: nodes}, 4)
+		if err != nil {
+			return Row{}, err
+		}
+		m := Measure(ctx, eng)
+		if len(m.Errors) > 0 {
+			return Row{}, fmt.Errorf("engine cold start: %s", m.Errors[0])
+		}
+		bare, err := BareCreate(ctx, url, UUIDs(Fleet(n, salt+uint32(2*r+1))), "CUSTOM_RPENGINE_OWNER_BENCH", 4)
+		if err != nil {
+			return Row{}, err
+		}
+		ratios = append(ratios, bare.Seconds()/m.Wall.Seconds())
+	}
+	med := medianF(ratios)
+	return Row{"cold start: engine write rate / bare client's (median of rounds)",
+		fmt.Sprintf("%d (%s, %d rounds)", n, label, rounds),
+		fmt.Sprintf("%.0f%%", 100*med), "≥ 90%", verdict(med >= 0.9)}, nil
+}
+
+func medianF(xs []float64) float64 {
+	ds := make([]time.Duration, len(xs))
+	for i, x := range xs {
+		ds[i] = time.Duration(x * 1e9)
+	}
+	return Median(ds).Seconds()
+}
+
+// Nova computes the incumbent's Placement traffic for the same fleet from
+// its documented behaviour: every provider's associations (provider,
+// inventory, traits, aggregates) re-read each 300 s, about 3.5 GETs per
+// provider (shared/reference/incumbent.md, row 22).
+func Nova(n int, interval time.Duration) Row {
+	perCycle := 3.5 * float64(n) * interval.Seconds() / 300
+	return Row{fmt.Sprintf("nova: Placement GETs per %s cycle, idle (computed)", interval), fmt.Sprint(n),
+		fmt.Sprintf("%.0f (ours: 1)", perCycle), "", ""}
+}
