@@ -31,3 +31,24 @@ func BenchmarkIdleCycle10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkColdCycle1k creates 1,000 providers from nothing.
+func BenchmarkColdCycle1k(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		fake := placementfake.New()
+		pc, err := placement.New(context.Background(), placement.Config{Endpoint: fake.URL(), Token: "admin"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		src := &source{nodes: fleet(1000), gone: map[string]bool{}}
+		eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("b")}, engine.Options{}, nil, nil)
+		b.StartTimer()
+		if r := eng.Cycle(context.Background(), false); r.Created != 1000 {
+			b.Fatalf("created %d", r.Created)
+		}
+		b.StopTimer()
+		fake.Close()
+		b.StartTimer()
+	}
+}

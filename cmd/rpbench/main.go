@@ -46,6 +46,9 @@ func all(ctx context.Context, sizes string, realN int, bin, plugin, root string)
 	var notes []string
 	salt := uint32(time.Now().Unix())
 	for _, s := range strings.Split(sizes, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return nil, nil, fmt.Errorf("-sizes: %w", err)
@@ -66,7 +69,7 @@ func all(ctx context.Context, sizes string, realN int, bin, plugin, root string)
 		}
 		if n <= 10000 {
 			if err := step("cold-start ratio", func(c *bench.Child) ([]bench.Row, error) {
-				r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 3, salt+100)
+				r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 5, salt+100)
 				return []bench.Row{r}, err
 			}); err != nil {
 				return nil, nil, err
@@ -94,7 +97,7 @@ func all(ctx context.Context, sizes string, realN int, bin, plugin, root string)
 			r[i].Fleet = strings.Replace(r[i].Fleet, "fake", "real Placement 8.0", 1)
 		}
 		rows = append(rows, r...)
-		cr, err := bench.ColdRatio(ctx, c.URL, "real Placement 8.0", realN, 1, salt+300)
+		cr, err := bench.ColdRatio(ctx, c.URL, "real Placement 8.0", realN, 2, salt+300)
 		if err != nil {
 			return nil, nil, err
 		}

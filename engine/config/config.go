@@ -21,6 +21,9 @@ type Config struct {
 	Provider  Provider  `toml:"provider"`
 	Placement Placement `toml:"placement"`
 	Plugin    Plugin    `toml:"plugin"`
+	Auth      Auth      `toml:"auth"`
+	Server    Server    `toml:"server"`
+	Log       Log       `toml:"log"`
 }
 
 type Engine struct {
@@ -31,6 +34,7 @@ type Engine struct {
 	StateFile   string   `toml:"state_file"`
 	DeleteGrace Duration `toml:"delete_grace"`
 	DeleteLimit float64  `toml:"delete_limit"`
+	StopTimeout Duration `toml:"stop_timeout"`
 }
 
 type Scope struct {
@@ -97,9 +101,12 @@ func Parse(text, dir string) (*Config, error) {
 func defaults() *Config {
 	return &Config{
 		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6,
-			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1},
+			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1, StopTimeout: Duration(60 * time.Second)},
 		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
 		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20},
+		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
+		Server:    Server{UnhealthyAfter: 3, History: 50},
+		Log:       Log{Level: "info"},
 	}
 }
 
@@ -128,6 +135,8 @@ func (c *Config) resolve(dir string) {
 	c.Plugin.Path = abs(c.Plugin.Path)
 	c.Plugin.CacheDir = abs(c.Plugin.CacheDir)
 	c.Engine.StateFile = abs(c.Engine.StateFile)
+	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
+	c.Auth.CACert = abs(c.Auth.CACert)
 }
 
 func (c *Config) check() error {
@@ -143,7 +152,9 @@ func (c *Config) check() error {
 	req(c.Engine.MaxAttempts > 0, "engine.max_attempts", "must be at least 1")
 	req(c.Engine.DeleteGrace >= 0, "engine.delete_grace", "must not be negative")
 	req(c.Engine.DeleteLimit > 0 && c.Engine.DeleteLimit <= 1, "engine.delete_limit", "must be in (0, 1]")
-	req(c.Placement.Endpoint != "", "placement.endpoint", "is required")
+	req(c.Engine.StopTimeout > 0, "engine.stop_timeout", "must be positive")
+	req(c.Placement.Endpoint != "" || c.Auth.Method != "noauth", "placement.endpoint",
+		"is required with auth.method = \"noauth\" (with Keystone, the catalog supplies it)")
 	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
 	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")
 	req(c.Plugin.Path != "", "plugin.path", "is required")
@@ -154,6 +165,8 @@ func (c *Config) check() error {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
 		}
 	}
+	errs = append(errs, c.checkAuth()...)
+	errs = append(errs, c.checkOps()...)
 	return errors.Join(errs...)
 }
 

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,8 @@ type Config struct {
 	Token string
 	// Provider, if set, is an authenticated gophercloud client (Keystone).
 	Provider *gophercloud.ProviderClient
+	// TLS, if set, replaces the system's TLS settings (e.g. a private CA).
+	TLS *tls.Config
 	// Timeout bounds one request; MaxConns caps connections per host.
 	Timeout  time.Duration
 	MaxConns int
@@ -70,6 +73,9 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxConnsPerHost, base.MaxIdleConnsPerHost = maxConns, maxConns
+	if cfg.TLS != nil {
+		base.TLSClientConfig = cfg.TLS
+	}
 	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{base, &c.requests, cfg.Observe, cfg.Logger}}
 	c.sc = &gophercloud.ServiceClient{
 		ProviderClient: pc,
@@ -145,7 +151,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 		}
 		return fmt.Errorf("%s %s: %w", method, url, err)
 	}
-	defer resp.Body.Close()
+	defer func() {
+		io.Copy(io.Discard, resp.Body) // drained bodies let the connection be reused
+		resp.Body.Close()
+	}()
 	if out == nil {
 		return nil
 	}

@@ -68,24 +68,39 @@ func Requests(ctx context.Context, url string, bump func([]string) error, n int,
 }
 
 // ColdRatio compares the engine's cold-start write rate with the bare
-// client's against the same Placement, alternating rounds.
+// client's against the same Placement. Rounds alternate which goes first,
+// since a server gets slower as its database grows.
 func ColdRatio(ctx context.Context, url, label string, n, rounds int, salt uint32) (Row, error) {
 	var ratios []float64
 	for r := range rounds {
-		nodes := Fleet(n, salt+uint32(2*r), "baremetal-gold")
-		eng, err := NewEngine(ctx, url, &Source{Nodes: nodes}, 4)
-		if err != nil {
+		var engineWall, bareWall time.Duration
+		runEngine := func() error {
+			eng, err := NewEngine(ctx, url, &Source{Nodes: Fleet(n, salt+uint32(2*r), "baremetal-gold")}, 4)
+			if err != nil {
+				return err
+			}
+			m := Measure(ctx, eng)
+			if len(m.Errors) > 0 {
+				return fmt.Errorf("engine cold start: %s", m.Errors[0])
+			}
+			engineWall = m.Wall
+			return nil
+		}
+		runBare := func() (err error) {
+			bareWall, err = BareCreate(ctx, url, UUIDs(Fleet(n, salt+uint32(2*r+1))), "CUSTOM_RPENGINE_OWNER_BENCH", 4)
+			return err
+		}
+		first, second := runEngine, runBare
+		if r%2 == 1 {
+			first, second = runBare, runEngine
+		}
+		if err := first(); err != nil {
 			return Row{}, err
 		}
-		m := Measure(ctx, eng)
-		if len(m.Errors) > 0 {
-			return Row{}, fmt.Errorf("engine cold start: %s", m.Errors[0])
-		}
-		bare, err := BareCreate(ctx, url, UUIDs(Fleet(n, salt+uint32(2*r+1))), "CUSTOM_RPENGINE_OWNER_BENCH", 4)
-		if err != nil {
+		if err := second(); err != nil {
 			return Row{}, err
 		}
-		ratios = append(ratios, bare.Seconds()/m.Wall.Seconds())
+		ratios = append(ratios, bareWall.Seconds()/engineWall.Seconds())
 	}
 	med := medianF(ratios)
 	return Row{"cold start: engine write rate / bare client's (median of rounds)",
