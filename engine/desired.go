@@ -34,6 +34,10 @@ type Policy struct {
 	MarkerTraits []string // added to every provider, e.g. COMPUTE_NODE
 	Aggregates   []string // added to every provider
 	Scope        Scope
+	// MayTakeOver says whether a provider marked by another owner (its
+	// owner trait) may be taken: only when this engine holds the node's
+	// partition and that owner no longer does. nil: never.
+	MayTakeOver func(owner string) bool
 }
 
 // DesiredState is a pure function of the nodes, the instances and the

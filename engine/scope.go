@@ -1,16 +1,23 @@
 package engine
 
 import (
+	"hash/fnv"
 	"slices"
+	"strings"
 
 	"github.com/rpengine/rpengine/hostabi"
 )
 
-// Scope is the set of nodes this engine manages, from configuration only.
+// Scope is the set of nodes this engine manages, from configuration (or,
+// with several engines, from the coordinator's assignment) only.
 // Ownership never depends on the instance list. Empty lists mean "all".
 type Scope struct {
 	Shards          []string
 	ConductorGroups []string
+	// Partitions > 0 divides nodes by a hash of their uuid into that many
+	// partitions, of which this engine manages Held.
+	Partitions int
+	Held       []int
 }
 
 // Contains reports whether the engine manages n.
@@ -21,7 +28,18 @@ func (s Scope) Contains(n hostabi.Node) bool {
 	if len(s.ConductorGroups) > 0 && !slices.Contains(s.ConductorGroups, n.ConductorGroup) {
 		return false
 	}
+	if s.Partitions > 0 && !slices.Contains(s.Held, Partition(n.UUID, s.Partitions)) {
+		return false
+	}
 	return true
+}
+
+// Partition maps a node uuid onto one of n partitions, the same way on
+// every engine.
+func Partition(uuid string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(uuid)))
+	return int(h.Sum32() % uint32(n))
 }
 
 // Request is what the engine asks the source to list.

@@ -38,12 +38,19 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		if err != nil {
 			return unchanged, nil, conflicts, err
 		}
+		prev, _ := e.state.get(d.UUID)
 		if adopting {
-			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
+			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
+			if owner != "" && !e.mayTakeOver(owner) {
 				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: left alone", d.UUID, owner)
 			}
+			if owner != "" {
+				// The marker flips in one generation-checked write: if the
+				// old owner writes first, this fails and is retried.
+				prev.Managed.Traits = append(slices.Clone(prev.Managed.Traits), owner)
+				e.log.Info("taking over provider", "node", d.UUID, "from", owner)
+			}
 		}
-		prev, _ := e.state.get(d.UUID)
 		retained := prev.Retained
 		if fresh && len(retained) > 0 && !dry {
 			if retained, err = e.stillInUse(ctx, d, o); err != nil {
@@ -238,6 +245,10 @@ func (e *Engine) checkName(ctx context.Context, d Desired) error {
 		return fmt.Errorf("provider name %s is held by a provider with another uuid: not overwritten", d.Name)
 	}
 	return err
+}
+
+func (e *Engine) mayTakeOver(owner string) bool {
+	return owner != "OWNER_NOVA" && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
 }
 
 // foreignOwner returns the owner marker of another manager, if any.
