@@ -77,5 +77,12 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log}
 }
 
+// SetScope changes what the engine manages from the next cycle on, and
+// whose providers it may take over: the coordinator of several engines
+// calls it when the assignment changes. Not safe during a cycle.
+func (e *Engine) SetScope(scope Scope, mayTakeOver func(owner string) bool) {
+	e.pol.Scope, e.pol.MayTakeOver = scope, mayTakeOver
+}
+
 // State is the engine's provider cache.
 func (e *Engine) State() *State { return e.state }
