@@ -4,7 +4,7 @@ PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
 TESTFLAGS ?=
 
-.PHONY: all build plugins test unit demo check bench clean deps
+.PHONY: all build plugins test unit demo check bench fuzz clean deps
 
 all: build plugins
 
@@ -38,6 +38,17 @@ unit: plugins
 
 demo: build plugins
 	scripts/demo.sh
+
+# fuzz runs every fuzz target for FUZZTIME (CI: briefly).
+FUZZTIME ?= 10s
+fuzz: plugins
+	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) scripts/fuzz.sh $(FUZZTIME)
+
+# bench writes BENCHMARKS.md: engine figures from cmd/rpbench, then the
+# Wasm-versus-native and per-call benchmarks of the plugin host.
+bench: build plugins
+	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine bin/engine -plugin $(PLUGINS)/fake.wasm
+	scripts/bench-go.sh >> BENCHMARKS.md
 
 check:
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && false)

@@ -78,3 +78,18 @@ func TestBadConfigNamesTheProblem(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParse: any text either parses into a config that passed its checks
+// or is refused with an error; it never panics.
+func FuzzParse(f *testing.F) {
+	f.Add(good)
+	f.Add("[engine]\ninterval = \"1x\"\n")
+	f.Add("[plugin.config]\nnodes = [1, {a = 2}]\n")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := Parse(text, dir)
+		if err == nil && (c.Engine.Interval <= 0 || c.Placement.Endpoint == "" || c.Plugin.Path == "") {
+			t.Fatalf("accepted an incomplete config: %+v", c)
+		}
+	})
+}

@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestStateRoundTripAndCorruption(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s, err := LoadState(path, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put("u", known{Observed: Observed{Exists: true, Generation: "12345678901234567890"}, Managed: Managed{Traits: []string{"A"}}})
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := LoadState(path, "k")
+	if k, ok := s2.get("u"); err != nil || !ok || k.Generation != "12345678901234567890" || k.Managed.Traits[0] != "A" {
+		t.Fatalf("round trip: %v %+v", err, k)
+	}
+	os.WriteFile(path, []byte(`{"version":1,"key":"k","providers":{"u":`), 0o644)
+	s3, err := LoadState(path, "k")
+	if err == nil || len(s3.providers) != 0 {
+		t.Fatalf("a torn file must be refused and start cold: %v", err)
+	}
+}
+
+func FuzzLoadState(f *testing.F) {
+	f.Add([]byte(`{"version":1,"key":"k","providers":{"u":{"Exists":true,"Generation":"5"}}}`))
+	f.Add([]byte(`{"version":1,"key":"k","providers":{"u":{"Generation":null}}}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "s.json")
+		os.WriteFile(path, b, 0o644)
+		s, err := LoadState(path, "k")
+		if s == nil {
+			t.Fatal("LoadState must always return a usable cache")
+		}
+		if err != nil && len(s.providers) != 0 {
+			t.Fatal("a refused file must leave the cache empty")
+		}
+	})
+}
