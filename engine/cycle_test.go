@@ -198,3 +198,13 @@ func TestAdoptionOfUnownedAndRefusalOfForeignProviders(t *testing.T) {
 		t.Fatalf("errors %v", rep.Errors)
 	}
 }
+
+func TestUnknownStandardTraitDoesNotBlockTheNode(t *testing.T) {
+	r := newRig(t, 1)
+	r.src.set(func(s *source) { s.nodes[0].Traits = []string{"HW_CPU_X86_AVX2", "HW_FROM_A_NEWER_OS_TRAITS"} })
+	r.cleanCycle()
+	p := r.provider(nodeUUID(0))
+	if !slices.Contains(p.Traits, "HW_CPU_X86_AVX2") || slices.Contains(p.Traits, "HW_FROM_A_NEWER_OS_TRAITS") || r.reserved(nodeUUID(0)) != 0 {
+		t.Fatalf("traits %v inventory %v", p.Traits, p.Inventories)
+	}
+}

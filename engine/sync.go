@@ -194,9 +194,10 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 			p, err = e.pc.CreateProvider(ctx, w.UUID, w.Name)
 			o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
 		case OpTraits:
-			if err = e.ensureTraits(ctx, w.Traits); err == nil {
-				o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, w.Traits)
-				o.Traits = w.Traits
+			var set []string
+			if set, err = e.knownTraits(ctx, w.Traits); err == nil {
+				o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, set)
+				o.Traits = set
 			}
 		case OpInventory:
 			if err = e.ensureClasses(ctx, w.Inventory); err == nil {
@@ -216,13 +217,27 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 	return o, nil
 }
 
-func (e *Engine) ensureTraits(ctx context.Context, ts []string) error {
+// knownTraits creates the custom traits of ts and drops standard ones
+// this Placement does not know (e.g. from a newer os-traits): one unknown
+// trait must not block a node's traits, let alone its inventory, every
+// cycle (nova's _ensure_traits did).
+func (e *Engine) knownTraits(ctx context.Context, ts []string) ([]string, error) {
+	var standard []string
 	for _, t := range ts {
-		if err := e.pc.EnsureTrait(ctx, t); err != nil {
-			return err
+		if strings.HasPrefix(t, "CUSTOM_") {
+			if err := e.pc.EnsureTrait(ctx, t); err != nil {
+				return nil, err
+			}
+		} else {
+			standard = append(standard, t)
 		}
 	}
-	return nil
+	unknown, err := e.pc.UnknownTraits(ctx, standard)
+	if err != nil || len(unknown) == 0 {
+		return ts, err
+	}
+	e.log.Warn("traits unknown to Placement left out", "traits", unknown)
+	return slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(unknown, t) }), nil
 }
 
 func (e *Engine) ensureClasses(ctx context.Context, inv map[string]placement.Inventory) error {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -214,6 +215,39 @@ func (c *Client) EnsureTrait(ctx context.Context, name string) error {
 	return c.ensure(ctx, "trait:"+name, func() error {
 		return traits.Create(ctx, c.sc, name).ExtractErr()
 	})
+}
+
+// UnknownTraits returns the names Placement does not know, asking once per
+// process per name (GET /traits?name=in:...).
+func (c *Client) UnknownTraits(ctx context.Context, names []string) ([]string, error) {
+	var ask []string
+	c.mu.Lock()
+	for _, n := range names {
+		if !c.ensured["trait:"+n] {
+			ask = append(ask, n)
+		}
+	}
+	c.mu.Unlock()
+	if len(ask) == 0 {
+		return nil, nil
+	}
+	var out struct {
+		Traits []string `json:"traits"`
+	}
+	if err := c.do(ctx, "GET", "traits?name=in:"+strings.Join(ask, ","), nil, &out, 200); err != nil {
+		return nil, fmt.Errorf("look up traits: %w", err)
+	}
+	var unknown []string
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range ask {
+		if slices.Contains(out.Traits, n) {
+			c.ensured["trait:"+n] = true
+		} else {
+			unknown = append(unknown, n)
+		}
+	}
+	return unknown, nil
 }
 
 func (c *Client) ensure(ctx context.Context, key string, create func() error) error {
