@@ -207,4 +207,7 @@ func TestUnknownStandardTraitDoesNotBlockTheNode(t *testing.T) {
 	if !slices.Contains(p.Traits, "HW_CPU_X86_AVX2") || slices.Contains(p.Traits, "HW_FROM_A_NEWER_OS_TRAITS") || r.reserved(nodeUUID(0)) != 0 {
 		t.Fatalf("traits %v inventory %v", p.Traits, p.Inventories)
 	}
+	if rep := r.cleanCycle(); rep.PlacementRequests != 1 || rep.Unchanged != 1 {
+		t.Fatalf("the unknown trait keeps the node busy: %+v", rep)
+	}
 }

@@ -57,6 +57,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 				return unchanged, nil, conflicts, err
 			}
 		}
+		d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
 		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
 		if dry {
 			return planned(o, ws), ws, conflicts, nil

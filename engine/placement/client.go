@@ -54,12 +54,13 @@ type Client struct {
 
 	mu      sync.Mutex
 	ensured map[string]bool // resource classes and traits known to exist
+	unknown map[string]bool // standard traits Placement lacks
 }
 
 // New connects to Placement and negotiates the microversion. A server
 // older than MinVersion is refused.
 func New(ctx context.Context, cfg Config) (*Client, error) {
-	c := &Client{ensured: map[string]bool{}}
+	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}}
 	pc := cfg.Provider
 	if pc == nil {
 		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
@@ -244,10 +245,19 @@ func (c *Client) UnknownTraits(ctx context.Context, names []string) ([]string, e
 		if slices.Contains(out.Traits, n) {
 			c.ensured["trait:"+n] = true
 		} else {
+			c.unknown[n] = true
 			unknown = append(unknown, n)
 		}
 	}
 	return unknown, nil
+}
+
+// KnownUnknown reports a trait this process found missing from Placement
+// (until restart: Placement learns standard traits only on upgrade).
+func (c *Client) KnownUnknown(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unknown[name]
 }
 
 func (c *Client) ensure(ctx context.Context, key string, create func() error) error {
