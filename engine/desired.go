@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rpengine/rpengine/engine/baremetal"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -17,7 +18,7 @@ type Desired struct {
 	Inventory  map[string]placement.Inventory
 	Traits     []string
 	Aggregates []string
-	Reserved   ReservedReason
+	Reserved   baremetal.ReservedReason
 }
 
 // Problem is a node the engine will not write, and why.
@@ -90,10 +91,10 @@ func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (
 	case n.ResourceClass != "" && len(n.Resources) > 0:
 		return d, fmt.Errorf("has both resource_class and resources; a node is bare metal or not")
 	case n.ResourceClass != "":
-		d.Reserved = Reservation(n, hasInstance)
-		d.Inventory, err = sh.bareMetal(n.ResourceClass, d.Reserved != Schedulable)
+		d.Reserved = baremetal.Reservation(n, hasInstance)
+		d.Inventory, err = sh.bareMetal(n.ResourceClass, d.Reserved != baremetal.Schedulable)
 	case len(n.Resources) > 0:
-		d.Reserved = disabled(n)
+		d.Reserved = baremetal.Disabled(n)
 		d.Inventory, err = explicitInventory(n.Resources, d.Reserved)
 	default:
 		return d, fmt.Errorf("no resource_class and no resources: quarantined until the source reports one")
@@ -136,8 +137,8 @@ func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inve
 	if inv, ok := sh.inventories[key]; ok {
 		return inv, nil
 	}
-	name := NormalizeResourceClass(rc)
-	if err := ValidCustomName(name); err != nil {
+	name := baremetal.NormalizeResourceClass(rc)
+	if err := baremetal.ValidCustomName(name); err != nil {
 		return nil, fmt.Errorf("resource class %q normalises to an invalid name: %w", rc, err)
 	}
 	rec := placement.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
@@ -149,10 +150,10 @@ func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inve
 	return inv, nil
 }
 
-func explicitInventory(res map[string]hostabi.Resource, why ReservedReason) (map[string]placement.Inventory, error) {
+func explicitInventory(res map[string]hostabi.Resource, why baremetal.ReservedReason) (map[string]placement.Inventory, error) {
 	out := make(map[string]placement.Inventory, len(res))
 	for rc, r := range res {
-		if err := ValidTraitName(rc); err != nil { // same pattern as classes
+		if err := baremetal.ValidTraitName(rc); err != nil { // same pattern as classes
 			return nil, fmt.Errorf("resource class %q is not a valid Placement name", rc)
 		}
 		inv := placement.Inventory{Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
@@ -161,7 +162,7 @@ func explicitInventory(res map[string]hostabi.Resource, why ReservedReason) (map
 		if err := checkInventory(inv); err != nil {
 			return nil, fmt.Errorf("resource %s: %w", rc, err)
 		}
-		if why != Schedulable {
+		if why != baremetal.Schedulable {
 			inv.Reserved = inv.Total
 		}
 		out[rc] = inv
@@ -208,7 +209,7 @@ func checkInventory(inv placement.Inventory) error {
 func validTraits(ts []string) (good, bad []string) {
 	good = make([]string, 0, len(ts))
 	for _, t := range ts {
-		if ValidTraitName(t) == nil {
+		if baremetal.ValidTraitName(t) == nil {
 			good = append(good, t)
 		} else {
 			bad = append(bad, t)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpengine/rpengine/engine/baremetal"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -53,7 +54,7 @@ const OwnerTraitPrefix = "CUSTOM_RPENGINE_OWNER_"
 // OwnerTrait is the marker this engine puts on the providers it manages,
 // so that after a restart with no local state it still knows its own.
 func OwnerTrait(engineID string) string {
-	return OwnerTraitPrefix + strings.TrimPrefix(NormalizeResourceClass(engineID), "CUSTOM_")
+	return OwnerTraitPrefix + strings.TrimPrefix(baremetal.NormalizeResourceClass(engineID), "CUSTOM_")
 }
 
 // New builds an engine. state may come from LoadState; nil means an

@@ -1,4 +1,4 @@
-package engine
+package baremetal
 
 import "testing"
 
@@ -45,7 +45,7 @@ func FuzzNormalizeResourceClass(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := NormalizeResourceClass(s)
-		if s != "" && ValidCustomName(got) != nil && len(got) <= maxNameLen {
+		if s != "" && ValidCustomName(got) != nil && len(got) <= MaxNameLen {
 			t.Fatalf("non-empty %q normalised to invalid %q", s, got)
 		}
 	})

@@ -1,4 +1,4 @@
-package engine
+package baremetal
 
 import "github.com/rpengine/rpengine/hostabi"
 
@@ -46,9 +46,10 @@ func Reservation(n hostabi.Node, hasInstance bool) ReservedReason {
 	return Schedulable
 }
 
-// disabled is the subset that applies to nodes with explicit resources
-// (other hypervisors), which have no provision or power states.
-func disabled(n hostabi.Node) ReservedReason {
+// Disabled is the subset that applies to nodes with explicit resources
+// (other hypervisors), which have no provision or power states and host
+// many instances, so an instance does not reserve them.
+func Disabled(n hostabi.Node) ReservedReason {
 	switch {
 	case n.Maintenance:
 		return ReservedMaintenance

@@ -1,4 +1,4 @@
-package engine
+package baremetal
 
 import (
 	"fmt"
@@ -26,7 +26,8 @@ func upperName(s string) bool {
 	return true
 }
 
-const maxNameLen = 255
+// MaxNameLen is Placement's limit on class and trait names.
+const MaxNameLen = 255
 
 // NormalizeResourceClass ports os-resource-classes' normalize_name byte
 // for byte: runs of characters outside ASCII [0-9A-Za-z] become one "_",
@@ -58,8 +59,8 @@ func NormalizeResourceClass(rc string) string {
 
 // ValidCustomName reports why name cannot be a custom class or trait.
 func ValidCustomName(name string) error {
-	if len(name) > maxNameLen {
-		return fmt.Errorf("%q is longer than %d characters", name, maxNameLen)
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("%q is longer than %d characters", name, MaxNameLen)
 	}
 	rest, ok := strings.CutPrefix(name, "CUSTOM_")
 	if !ok || !upperName(rest) {
@@ -70,7 +71,7 @@ func ValidCustomName(name string) error {
 
 // ValidTraitName reports why name cannot be a trait (standard or custom).
 func ValidTraitName(name string) error {
-	if len(name) > maxNameLen || !upperName(name) {
+	if len(name) > MaxNameLen || !upperName(name) {
 		return fmt.Errorf("trait %q is not a valid Placement trait name", name)
 	}
 	return nil
