@@ -175,3 +175,38 @@ func readProvider(t *testing.T, base, uuid string) (providerView, bool) {
 	p.Traits = tr.Traits
 	return p, true
 }
+
+// placementDo sends one admin request at 1.39 and returns status and body.
+func placementDo(t *testing.T, base, method, path string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, strings.TrimRight(base, "/")+path, rd)
+	req.Header.Set("X-Auth-Token", "admin")
+	req.Header.Set("OpenStack-API-Version", "placement 1.39")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// onceAllowingErrors runs `engine once --json` and returns its report and
+// exit code, for cycles expected to report errors.
+func onceAllowingErrors(t *testing.T, cfg string) (report, int) {
+	t.Helper()
+	res := runEngine(t, "once", "--config", cfg, "--json")
+	var r report
+	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil {
+		t.Fatalf("engine once: exit %d, stdout %q, stderr %s", res.code, res.stdout, res.stderr)
+	}
+	return r, res.code
+}
