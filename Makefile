@@ -4,7 +4,7 @@ PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
 TESTFLAGS ?=
 
-.PHONY: all build plugins test unit demo check bench fuzz clean deps
+.PHONY: all build plugins test unit demo check bench fuzz clean deps chromium
 
 all: build plugins
 
@@ -24,6 +24,12 @@ FORCE:
 deps:
 	scripts/placement/install.sh
 	scripts/ironic/install.sh
+	scripts/chromium/install.sh
+
+# chromium installs Debian's chromium for the status page's browser test
+# (internal/ops; needs root or sudo). It does nothing when present.
+chromium:
+	scripts/chromium/install.sh
 
 # test runs every test, the end-to-end ones against the real Placement and
 # Ironic included. Set RPENGINE_REQUIRE_E2E=1 to fail instead of skip when

@@ -39,6 +39,13 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			return unchanged, nil, conflicts, err
 		}
 		prev, _ := e.state.get(d.UUID)
+		if !adopting && o.Exists && !slices.Contains(o.Traits, e.pol.OwnerTrait) {
+			// Re-read after a conflict: another engine took it over meanwhile
+			// (a hand-over); writing now would put two owner markers on it.
+			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
+				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: left alone", d.UUID, owner)
+			}
+		}
 		if adopting {
 			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
 			if owner != "" && !e.mayTakeOver(owner) {

@@ -13,13 +13,15 @@ const (
 	ExportABIVersion    = "rpengine_abi_version" // () -> i32
 	ExportAlloc         = "rpengine_alloc"       // (len i32) -> ptr i32
 	ExportFree          = "rpengine_free"        // (ptr i32)
+	ExportDescribe      = "rpengine_describe"    // name, version, optional operations; no config needed
 	ExportConfigure     = "rpengine_configure"
 	ExportListNodes     = "rpengine_list_nodes"
 	ExportListInstances = "rpengine_list_instances"
 )
 
 // Optional exports: a plugin that lacks one lacks the capability, and the
-// host detects that at load.
+// host detects that at load. A plugin has it when it exports the function
+// and lists it in DescribeResponse.Operations (an SDK exports them all).
 const (
 	// ExportConfirmDeleted answers, for each node uuid asked, whether the
 	// source positively knows it is gone (e.g. Ironic answered 404). The
@@ -33,6 +35,16 @@ const HostModule = "rpengine"
 // Host functions a plugin may import from HostModule.
 const (
 	ImportLog = "log" // (level i32, ptr i32, len i32)
+
+	// ImportHTTPRequest performs one HTTP request to a granted service:
+	// (req_ptr i32, req_len i32) -> resp_len i32. The request is a frame
+	// (AppendFrame) of an HTTPRequestHead and the body; the host keeps the
+	// response frame (HTTPResponseHead and body) until the guest pulls it
+	// with ImportHTTPResponseRead or makes another request.
+	ImportHTTPRequest = "http_request"
+	// ImportHTTPResponseRead copies the pending response frame into guest
+	// memory: (dst_ptr i32, dst_len i32) -> copied i32.
+	ImportHTTPResponseRead = "http_response_read"
 )
 
 // Log levels for ImportLog, in slog's order.

@@ -1,9 +1,10 @@
 // Package hostabi is the contract between the engine and its inventory
-// plugins: the ABI version, the names of the exports a plugin provides, and
-// the records that cross the boundary.
+// plugins: the ABI version, the names of the exports and host functions,
+// the records that cross the boundary and the frames of HTTP calls.
 //
 // It compiles for both the host and GOOS=wasip1, so it must never import
 // wazero, the engine, or anything that reaches the network or the disk.
-// The host side lives in hostabi/wasmhost, the guest SDK in hostabi/guest.
-// ABI.md is the normative description; this package is its Go form.
+// The host side lives in hostabi/wasmhost, the guest SDK in hostabi/guest,
+// the test harness in hostabi/guesttest. ABI.md is the normative
+// description; this package is its Go form; RATIONALE.md says why.
 package hostabi

@@ -95,3 +95,37 @@ type ConfirmDeletedResponse struct {
 	Deleted []string `json:"deleted"`
 	Present []string `json:"present"`
 }
+
+// DescribeResponse answers ExportDescribe: who the plugin is and which
+// optional operations it implements. It needs no configuration.
+type DescribeResponse struct {
+	Error
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	// Operations lists the optional exports (e.g. ExportConfirmDeleted)
+	// with an implementation behind them. An SDK exports every entry
+	// point, so the host treats an optional operation as supported only
+	// when it is both exported and listed here.
+	Operations []string `json:"operations,omitempty"`
+}
+
+// HTTPRequestHead is the head of an ImportHTTPRequest frame; the frame's
+// body is the request body.
+type HTTPRequestHead struct {
+	// Service names an endpoint granted in [plugin.services]; the plugin
+	// never sees the URL's credentials or the token.
+	Service string `json:"service"`
+	Method  string `json:"method"`
+	// Path is relative to the service endpoint and may carry a query.
+	Path   string            `json:"path"`
+	Header map[string]string `json:"header,omitempty"`
+}
+
+// HTTPResponseHead is the head of the response frame; its body is the
+// response body. Error is set, and Status is 0, when the host refused or
+// could not complete the request; an HTTP error status is not an Error.
+type HTTPResponseHead struct {
+	Status int               `json:"status"`
+	Header map[string]string `json:"header,omitempty"`
+	Error  string            `json:"error,omitempty"`
+}

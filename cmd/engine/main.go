@@ -22,6 +22,8 @@ verbs:
   plan      --config FILE [--json]   print the writes a cycle would make; write nothing
   validate  --config FILE            check the config, the plugin and Placement
   show      --config FILE [--json]   list this engine's providers as Placement has them
+  status    --config FILE [--json]   show the engines sharing the fleet through etcd ([coord])
+  plugin inspect [--json] FILE.wasm  print a plugin's ABI version, name, version and capabilities
 `
 
 // errUsage marks errors of the command line itself (exit status 2).
@@ -61,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdValidate(ctx, *cfgPath, stdout, log)
 	case "show":
 		err = cmdShow(ctx, *cfgPath, *asJSON, stdout, log)
+	case "status":
+		err = cmdStatus(ctx, *cfgPath, *asJSON, stdout)
+	case "plugin":
+		err = cmdPlugin(ctx, fs.Args(), *asJSON, stdout, log)
 	default:
 		fmt.Fprintf(stderr, "unknown verb %q\n%s", verb, usage)
 		return 2

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/config"
@@ -29,33 +27,19 @@ func loadConfig(path string) (*config.Config, error) {
 }
 
 func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
-	return placement.New(ctx, placement.Config{
-		Endpoint: cfg.Placement.Endpoint,
-		Token:    cfg.Placement.Token,
-		Timeout:  cfg.Placement.Timeout.D(),
-		MaxConns: cfg.Placement.Connections,
-	})
+	c, err := openCloud(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return c.connect(ctx, cfg, nil)
 }
 
-func loadPlugin(ctx context.Context, cfg *config.Config, log *slog.Logger) (*wasmhost.Plugin, error) {
+func loadPlugin(ctx context.Context, cfg *config.Config, c *cloud, log *slog.Logger) (*wasmhost.Plugin, error) {
 	raw, err := cfg.PluginConfig()
 	if err != nil {
 		return nil, fmt.Errorf("plugin.config: %w", err)
 	}
-	cache := cfg.Plugin.CacheDir
-	if cache == "" {
-		if dir, err := os.UserCacheDir(); err == nil {
-			cache = filepath.Join(dir, "rpengine", "wazero")
-		}
-	}
-	return wasmhost.Load(ctx, cfg.Plugin.Path, raw, wasmhost.Options{
-		MemoryLimit: uint64(cfg.Plugin.MemoryLimit),
-		CallTimeout: cfg.Plugin.Timeout.D(),
-		CacheDir:    cache,
-		Services:    cfg.Plugin.Services,
-		Logger:      log,
-		Stderr:      os.Stderr,
-	})
+	return wasmhost.Load(ctx, cfg.Plugin.Path, raw, c.pluginOptions(cfg, log))
 }
 
 func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
@@ -63,29 +47,41 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc, err := connect(ctx, cfg)
+	c, err := openCloud(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	plugin, err := loadPlugin(ctx, cfg, log)
+	pc, err := c.connect(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
-	key := cfg.Placement.Endpoint + " " + cfg.Engine.ID
+	plugin, err := loadPlugin(ctx, cfg, c, log)
+	if err != nil {
+		return nil, err
+	}
+	key := c.stateKey(cfg)
 	state, err := engine.LoadState(cfg.Engine.StateFile, key)
 	if err != nil {
 		log.Warn("state cache ignored", "err", err)
 	}
-	pol := engine.Policy{
+	eng := engine.New(plugin, pc, policy(cfg), options(cfg), state, log)
+	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng}, nil
+}
+
+// policy and options are the engine's settings from cfg; the daemon
+// (run.go) adds its hooks to the same.
+func policy(cfg *config.Config) engine.Policy {
+	return engine.Policy{
 		OwnerTrait:   engine.OwnerTrait(cfg.Engine.ID),
 		MarkerTraits: cfg.Provider.MarkerTraits,
 		Aggregates:   cfg.Provider.Aggregates,
 		Scope:        engine.Scope{Shards: cfg.Scope.Shards, ConductorGroups: cfg.Scope.ConductorGroups},
 	}
-	opts := engine.Options{Concurrency: cfg.Engine.Concurrency, MaxAttempts: cfg.Engine.MaxAttempts,
+}
+
+func options(cfg *config.Config) engine.Options {
+	return engine.Options{Concurrency: cfg.Engine.Concurrency, MaxAttempts: cfg.Engine.MaxAttempts,
 		DeleteGrace: cfg.Engine.DeleteGrace.D(), DeleteLimit: cfg.Engine.DeleteLimit}
-	eng := engine.New(plugin, pc, pol, opts, state, log)
-	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng}, nil
 }
 
 func (w *world) close(ctx context.Context) { w.plugin.Close(ctx) }

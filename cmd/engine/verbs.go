@@ -23,6 +23,9 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, 
 		return err
 	}
 	defer w.close(ctx)
+	if err := uncoordinated(w.cfg, dry); err != nil {
+		return err
+	}
 	r := w.eng.Cycle(ctx, dry)
 	if !dry {
 		if err := w.eng.State().Save(); err != nil {
@@ -74,14 +77,41 @@ func writeDetail(w engine.Write) string {
 	return w.Name
 }
 
+// cmdValidate checks, in order, the config, the identity and catalog,
+// Placement, the plugin, the plugin's services and the status server's
+// address; it stops at the first failure, which names the key or step.
 func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
-	w, err := setup(ctx, path, log)
+	v := validation{out}
+	cfg, err := loadConfig(path)
 	if err != nil {
 		return err
 	}
-	defer w.close(ctx)
-	fmt.Fprintf(out, "config ok; plugin %q loaded (ABI v1); Placement %s at microversion %s\n",
-		w.plugin.Name(), w.cfg.Placement.Endpoint, w.pc.Microversion())
+	v.ok("config %s", path)
+	c, err := openCloud(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
+	}
+	v.ok("%s", c.describeAuth())
+	for _, r := range c.resolved(cfg) {
+		v.ok("catalog: %s", r)
+	}
+	pc, err := c.connect(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	v.ok("placement %s at microversion %s", c.placement, pc.Microversion())
+	plugin, err := loadPlugin(ctx, cfg, c, log)
+	if err != nil {
+		return err
+	}
+	defer plugin.Close(ctx)
+	info := plugin.Info()
+	v.ok("plugin %q version %q loaded (ABI v%d, %s isolation, optional operations: %s)",
+		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))
+	if err := reachServices(ctx, c.pluginOptions(cfg, log), v); err != nil {
+		return err
+	}
+	checkListen(cfg, v)
 	return nil
 }
 

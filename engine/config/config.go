@@ -24,6 +24,7 @@ type Config struct {
 	Auth      Auth      `toml:"auth"`
 	Server    Server    `toml:"server"`
 	Log       Log       `toml:"log"`
+	Coord     Coord     `toml:"coord"`
 }
 
 type Engine struct {
@@ -107,6 +108,7 @@ func defaults() *Config {
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},
+		Coord:     defaultCoord(),
 	}
 }
 
@@ -167,6 +169,7 @@ func (c *Config) check() error {
 	}
 	errs = append(errs, c.checkAuth()...)
 	errs = append(errs, c.checkOps()...)
+	errs = append(errs, c.checkCoord()...)
 	return errors.Join(errs...)
 }
 

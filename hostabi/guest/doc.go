@@ -1,7 +1,25 @@
-// Package guest is the plugin SDK: a plugin's main package calls Run with
-// its implementation, and this package provides the wasm exports of the
-// host ABI (see hostabi/ABI.md), the memory handling and the JSON framing.
+// Package guest is the plugin SDK. A plugin's main package implements
+// Plugin with ordinary Go methods (and, optionally, DeletionChecker and
+// Describer) and calls Run from init; this package provides the wasm
+// exports of the host ABI (hostabi/ABI.md), the memory handling and the
+// JSON encoding, and HTTP and Log through the host.
 //
-// It builds only for GOOS=wasip1. It must never reach outside the sandbox
-// except through the host functions declared in imports_wasip1.go.
+//	type source struct{ ... }
+//
+//	func (s *source) Configure(cfg []byte) (string, error) { ... }
+//	func (s *source) ListNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+//		resp, err := guest.HTTP(guest.HTTPRequest{Service: "baremetal", Path: "/v1/nodes?limit=1000"})
+//		...
+//	}
+//
+//	func init() { guest.Run(&source{}) }
+//	func main() {}
+//
+// Build with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. The
+// package also builds natively, so plugin code can be unit-tested without
+// a host: SetHTTPForTest and SetLogForTest stand in for the host, and
+// hostabi/guesttest runs the same tests natively and in the sandbox.
+//
+// It must never reach outside the sandbox except through the host
+// functions declared in its *_wasip1.go files.
 package guest

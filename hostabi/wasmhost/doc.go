@@ -1,8 +1,17 @@
 // Package wasmhost runs inventory plugins: Go programs compiled to
 // GOOS=wasip1 reactors, loaded in a wazero sandbox with no filesystem, no
-// sockets, no environment but GOMEMLIMIT, a memory cap and a per-call time
-// limit. It checks the ABI at load, serialises calls on one instance, and
-// replaces an instance after any trap, so a failed call poisons nothing.
+// sockets, no environment but GOMEMLIMIT, no real clock unless granted,
+// a memory cap, an answer cap and a per-call time limit. HTTP goes only
+// to services granted by name, with credentials the host adds.
+//
+// Load checks the module (exports and their signatures, imports, ABI
+// version) and detects its optional operations; every call is serialised
+// on one instance, and after any failure the instance is discarded and
+// the next call gets a fresh one, so a failed call poisons nothing and
+// returns nothing. By default the plugin runs in a plugin host process
+// (this same binary, see childmain.go) that is killed when a call overruns;
+// RATIONALE.md has the measurements. Reloader swaps a plugin for a new
+// build between calls, keeping the old one if the new one fails.
 //
 // It must never hand a plugin a credential or a host resource that the ABI
 // (hostabi/ABI.md) does not grant, and never return a partial answer as a

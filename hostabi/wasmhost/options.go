@@ -3,32 +3,103 @@ package wasmhost
 import (
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 )
 
 // Options bound a plugin. Zero values take the defaults below.
 type Options struct {
-	// MemoryLimit caps the guest's linear memory, in bytes.
+	// MemoryLimit caps the guest's linear memory, in bytes. The guest's Go
+	// runtime also gets GOMEMLIMIT at 85% of it, so a live heap that fits
+	// does not die of the GC's headroom.
 	MemoryLimit uint64
-	// CallTimeout bounds every call into the plugin.
+	// CallTimeout bounds every call into the plugin, host calls included.
 	CallTimeout time.Duration
 	// CacheDir keeps compiled code between processes ("" = no cache).
 	CacheDir string
 	// MaxResponse caps the size of one answer from the plugin, in bytes.
 	MaxResponse uint32
+
 	// Services maps the service names a plugin may call over HTTP (e.g.
 	// "baremetal", "compute") to their endpoints; any other is refused.
 	Services map[string]string
-	// Logger receives the plugin's log calls; Stderr its raw stderr.
+	// AuthHeader, if set, gives the header that authenticates a request to
+	// a service (e.g. "X-Auth-Token" and a Keystone token). It is called
+	// for every request, in the engine process: the plugin never sees it.
+	AuthHeader func(service string) (name, value string)
+	// HTTPClient performs the plugin's requests (default: a client with
+	// keep-alives and no overall timeout; the call's deadline bounds it).
+	// Redirects are never followed.
+	HTTPClient *http.Client
+	// MaxHTTPResponse caps one response body handed to the plugin.
+	MaxHTTPResponse int64
+
+	// Clock grants the real wall clock, monotonic clock and sleep. Without
+	// it the guest sees wazero's fake clock (it advances 1 ms per read,
+	// starting at a fixed date) and sleeps return at once.
+	Clock bool
+
+	// Isolation selects how the time limit is enforced; see Isolation.
+	Isolation Isolation
+	// HostCommand starts the plugin host process for ChildProcess
+	// isolation. Default: the running executable. Any binary that links
+	// this package serves as the plugin host when started with the
+	// environment the engine gives it (see childEnv), so neither the engine
+	// nor a test binary needs a hook.
+	HostCommand []string
+
+	// Logger receives the plugin's log calls; Stderr its raw stdout and
+	// stderr (capped per call) and the plugin host process's own stderr.
 	Logger *slog.Logger
 	Stderr io.Writer
+
+	// noMemLimit withholds GOMEMLIMIT from the guest, for the test that
+	// shows what it prevents.
+	noMemLimit bool
+}
+
+// Isolation is how a plugin runs, and so how its time limit is enforced.
+// RATIONALE.md has the measurements behind the default.
+type Isolation int
+
+const (
+	// ChildProcess runs the plugin in a child process (the plugin host)
+	// that is killed when a call overruns. Guest code runs at full speed;
+	// each call costs a pipe round trip (tens of µs).
+	ChildProcess Isolation = iota
+	// InProcess runs the plugin in the engine process with wazero's
+	// WithCloseOnContextDone, which makes Go guest code several times
+	// slower. For platforms without the child, and for tests.
+	InProcess
+
+	// inProcessUnlimited has no time limit at all: the baseline of the
+	// benchmarks, never offered to a caller.
+	inProcessUnlimited
+)
+
+func (i Isolation) String() string {
+	switch i {
+	case ChildProcess:
+		return "child-process"
+	case InProcess:
+		return "in-process"
+	case inProcessUnlimited:
+		return "in-process-unlimited"
+	}
+	return "unknown"
 }
 
 const (
-	DefaultMemoryLimit = 256 << 20
-	DefaultCallTimeout = 60 * time.Second
-	DefaultMaxResponse = 512 << 20
-	pageSize           = 65536
+	DefaultMemoryLimit     = 256 << 20
+	DefaultCallTimeout     = 60 * time.Second
+	DefaultMaxResponse     = 512 << 20
+	DefaultMaxHTTPResponse = 64 << 20
+	pageSize               = 65536
+
+	// compileTimeout bounds compiling a module (seconds cold, tenths of
+	// a second from the cache): it is host work, not guest code, so it is
+	// not charged to CallTimeout.
+	compileTimeout = 5 * time.Minute
 )
 
 func (o Options) withDefaults() Options {
@@ -40,6 +111,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxResponse == 0 {
 		o.MaxResponse = DefaultMaxResponse
+	}
+	if o.MaxHTTPResponse == 0 {
+		o.MaxHTTPResponse = DefaultMaxHTTPResponse
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Transport: http.DefaultTransport}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

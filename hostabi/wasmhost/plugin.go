@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
-
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
+	"sync/atomic"
 
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -16,20 +18,143 @@ import (
 // Plugin is a loaded inventory plugin. Its methods are safe for concurrent
 // use; calls are serialised because one wasm instance cannot run two.
 type Plugin struct {
-	path     string
-	opts     Options
-	config   []byte
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
+	path string
+	opts Options
+	run  runner
+	info Info
 
-	mu   sync.Mutex
-	mod  api.Module // nil after a trap, until the next call re-creates it
-	fns  map[string]api.Function
-	name string
+	mu     sync.Mutex
+	closed bool
 }
 
-// Name is the name the plugin gave itself in Configure.
-func (p *Plugin) Name() string { return p.name }
+// Info is what a plugin says about itself and what the load-time checks
+// found in it.
+type Info struct {
+	ABIVersion int    `json:"abi_version"`
+	Name       string `json:"name"`
+	Version    string `json:"version,omitempty"`
+	// Operations lists the optional operations the plugin supports (e.g.
+	// "rpengine_confirm_deleted"): exported with the right signature and
+	// declared by describe.
+	Operations []string `json:"operations"`
+	// Imports lists the host functions it uses ("rpengine.http_request").
+	Imports   []string `json:"imports"`
+	Isolation string   `json:"isolation"`
+}
+
+// runner is where the sandbox runs: in this process, or in a plugin host
+// process that can be killed.
+type runner interface {
+	// ensure readies the runner (for a child: a live plugin host that
+	// compiled the module); ctx is the caller's, not the call's limit.
+	ensure(ctx context.Context) error
+	// start makes an instance ready and returns its configured name.
+	start(ctx context.Context) (string, error)
+	call(ctx context.Context, export string, in []byte) ([]byte, error)
+	// discard drops the instance after an answer the host rejected.
+	discard(ctx context.Context)
+	info() moduleInfo
+	close(ctx context.Context) error
+}
+
+// Load compiles the plugin at path, checks its exports, imports and ABI
+// version, starts it and passes it config (the [plugin.config] table as
+// JSON). Every error is an *Error naming the plugin.
+func Load(ctx context.Context, path string, config []byte, opts Options) (*Plugin, error) {
+	if config == nil {
+		config = []byte("{}")
+	}
+	return open(ctx, path, config, true, opts)
+}
+
+// Inspect loads the plugin at path without configuring it and returns
+// what it says about itself. The same checks and limits as Load apply.
+func Inspect(ctx context.Context, path string, opts Options) (Info, error) {
+	p, err := open(ctx, path, nil, false, opts)
+	if err != nil {
+		return Info{}, err
+	}
+	defer p.Close(ctx)
+	return p.info, nil
+}
+
+func open(ctx context.Context, path string, config []byte, configure bool, opts Options) (*Plugin, error) {
+	opts = opts.withDefaults()
+	g, err := newGate(opts)
+	if err != nil {
+		return nil, &Error{Plugin: path, Op: "load", Kind: KindHost, Msg: err.Error()}
+	}
+	svc := newEngineServices(g, opts.Logger, path)
+	cfg := sandboxConfig{
+		CacheDir: opts.CacheDir, MemoryLimit: opts.MemoryLimit, MaxResponse: opts.MaxResponse,
+		Clock: opts.Clock, Configure: configure, Config: config, NoMemLimit: opts.noMemLimit,
+	}
+	var r runner
+	switch opts.Isolation {
+	case InProcess, inProcessUnlimited:
+		cfg.Interruptible = opts.Isolation == InProcess
+		r, err = newInProcess(ctx, path, cfg, svc, opts)
+	case ChildProcess:
+		r, err = newChildHost(ctx, path, cfg, svc, opts)
+	default:
+		err = failure(KindHost, "unknown isolation %d", opts.Isolation)
+	}
+	if err != nil {
+		p := &Plugin{path: path, opts: opts}
+		return nil, p.wrap(ctx, ctx, "load", err)
+	}
+	return openWith(ctx, path, opts, r, svc)
+}
+
+// openWith starts an instance on r and asks the plugin to describe itself.
+func openWith(ctx context.Context, path string, opts Options, r runner, svc *engineServices) (*Plugin, error) {
+	p := &Plugin{path: path, opts: opts, run: r}
+	cctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
+	defer cancel()
+	name, err := r.start(cctx)
+	if err != nil {
+		r.close(ctx)
+		return nil, p.wrap(ctx, cctx, "start", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
+	defer cancel()
+	var d hostabi.DescribeResponse
+	if err := p.exchange(dctx, hostabi.ExportDescribe, []byte("{}"), &d, &d.Error); err != nil {
+		r.close(ctx)
+		return nil, p.wrap(ctx, dctx, "describe", err)
+	}
+	mod := r.info()
+	p.info = Info{ABIVersion: hostabi.Version, Name: d.Name, Version: d.Version, Imports: append([]string{}, mod.Imports...),
+		Operations: []string{}, Isolation: opts.Isolation.String()}
+	for _, op := range mod.Optional {
+		if slices.Contains(d.Operations, op) {
+			p.info.Operations = append(p.info.Operations, op)
+		}
+	}
+	if name != "" {
+		p.info.Name = name
+	}
+	if p.info.Name == "" {
+		p.info.Name = filepath.Base(path)
+	}
+	svc.label.Store(&p.info.Name)
+	return p, nil
+}
+
+// Name is the name the plugin gave itself (in Configure, else Describe).
+func (p *Plugin) Name() string { return p.info.Name }
+
+// Info is what the plugin said about itself at load.
+func (p *Plugin) Info() Info { return p.info }
+
+// Supports reports whether the plugin implements an export: always for a
+// required one, and for an optional one when it was detected at load.
+func (p *Plugin) Supports(export string) bool {
+	if _, ok := required[export]; ok {
+		return true
+	}
+	return slices.Contains(p.info.Operations, export)
+}
 
 // ListNodes asks the plugin for every node in scope.
 func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
@@ -39,7 +164,7 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 		return nil, err
 	}
 	if !out.Complete {
-		return nil, fmt.Errorf("plugin %s: list_nodes answered without complete=true", p.name)
+		return nil, p.named(hostabi.ExportListNodes, failure(KindBadAnswer, "answered without complete=true"))
 	}
 	return out.Nodes, nil
 }
@@ -53,120 +178,174 @@ func (p *Plugin) ListInstances(ctx context.Context) ([]hostabi.Instance, error) 
 	return out.Instances, nil
 }
 
-// Close releases the runtime and everything compiled in it.
-func (p *Plugin) Close(ctx context.Context) error { return p.rt.Close(ctx) }
-
-// instantiate creates a fresh instance, runs _initialize once, checks the
-// ABI version and configures it. Called at load and after every trap.
-func (p *Plugin) instantiate(ctx context.Context) error {
-	cfg := wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions().
-		WithSysNanotime().
-		WithSysWalltime().
-		WithStderr(p.opts.Stderr).
-		WithEnv("GOMEMLIMIT", gomemlimit(p.opts.MemoryLimit))
-	mod, err := p.rt.InstantiateModule(ctx, p.compiled, cfg)
-	if err != nil {
-		return fmt.Errorf("instantiate: %w", err)
+// ConfirmDeleted asks the plugin which of uuids it knows to be deleted and
+// which present; a uuid in neither list is unknown. It fails if the plugin
+// lacks the capability (see Supports) or answers about a uuid not asked,
+// or puts one in both lists: a deletion proof must be exact.
+func (p *Plugin) ConfirmDeleted(ctx context.Context, uuids []string) (deleted, present []string, err error) {
+	const export = hostabi.ExportConfirmDeleted
+	if !p.Supports(export) {
+		return nil, nil, p.named(export, failure(KindRefused, "the plugin does not support this operation"))
 	}
-	p.mod, p.fns = mod, map[string]api.Function{}
-	for name := range required {
-		p.fns[name] = mod.ExportedFunction(name)
+	in, _ := json.Marshal(hostabi.ConfirmDeletedRequest{UUIDs: uuids})
+	var out hostabi.ConfirmDeletedResponse
+	if err := p.call(ctx, export, in, &out, &out.Error); err != nil {
+		return nil, nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
-	defer cancel()
-	if _, err := p.fns[hostabi.ExportInitialize].Call(cctx); err != nil {
-		p.discard(ctx)
-		return fmt.Errorf("_initialize: %w", err)
+	asked := make(map[string]bool, len(uuids))
+	for _, u := range uuids {
+		asked[u] = true
 	}
-	res, err := p.fns[hostabi.ExportABIVersion].Call(cctx)
-	if err != nil {
-		p.discard(ctx)
-		return fmt.Errorf("%s: %w", hostabi.ExportABIVersion, err)
+	seen := make(map[string]bool, len(out.Deleted))
+	for _, u := range out.Deleted {
+		if !asked[u] {
+			return nil, nil, p.named(export, failure(KindBadAnswer, "answered deleted for %q, which was not asked", u))
+		}
+		seen[u] = true
 	}
-	if v := int32(res[0]); v != hostabi.Version {
-		p.discard(ctx)
-		return fmt.Errorf("plugin speaks ABI version %d, this engine speaks %d", v, hostabi.Version)
+	for _, u := range out.Present {
+		if !asked[u] {
+			return nil, nil, p.named(export, failure(KindBadAnswer, "answered present for %q, which was not asked", u))
+		}
+		if seen[u] {
+			return nil, nil, p.named(export, failure(KindBadAnswer, "answered both deleted and present for %q", u))
+		}
 	}
-	var out hostabi.ConfigureResponse
-	if err := p.invoke(ctx, hostabi.ExportConfigure, p.config, &out, &out.Error); err != nil {
-		return err
-	}
-	p.name = out.Name
-	return nil
+	return out.Deleted, out.Present, nil
 }
 
-// call runs one operation, re-creating the instance first if a previous
-// call trapped.
+// Close stops the plugin and releases everything compiled for it.
+func (p *Plugin) Close(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.run.close(ctx)
+}
+
+// call runs one operation under the time limit; any failure is an *Error
+// and leaves nothing of the answer to use.
 func (p *Plugin) call(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.mod == nil {
-		if err := p.instantiate(ctx); err != nil {
-			return fmt.Errorf("plugin %s: restart after failure: %w", p.path, err)
-		}
+	if p.closed {
+		return p.named(export, failure(KindHost, "plugin is closed"))
 	}
-	if err := p.invoke(ctx, export, in, out, perr); err != nil {
-		return fmt.Errorf("plugin %s: %w", p.name, err)
+	if err := p.run.ensure(ctx); err != nil {
+		return p.wrap(ctx, ctx, opName(export), err)
 	}
-	return nil
-}
-
-// invoke copies in into guest memory, calls export under the time limit,
-// copies the answer out and decodes it. Any failure of the call itself
-// discards the instance: after a trap its runtime is not trustworthy.
-func (p *Plugin) invoke(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error) error {
 	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
-	raw, err := p.exchange(cctx, export, in)
-	if err != nil {
-		p.discard(ctx)
-		if cctx.Err() != nil && ctx.Err() == nil {
-			return fmt.Errorf("%s: exceeded the %s time limit: %w", export, p.opts.CallTimeout, err)
-		}
-		return fmt.Errorf("%s: %w", export, err)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("%s: malformed answer: %w", export, err)
-	}
-	if perr.Error != "" {
-		return fmt.Errorf("%s: %w", export, errors.New(perr.Error))
+	if err := p.exchange(cctx, export, in, out, perr); err != nil {
+		return p.wrap(ctx, cctx, opName(export), err)
 	}
 	return nil
 }
 
-func (p *Plugin) exchange(ctx context.Context, export string, in []byte) ([]byte, error) {
-	res, err := p.fns[hostabi.ExportAlloc].Call(ctx, uint64(len(in)))
+func (p *Plugin) exchange(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error) error {
+	raw, err := p.run.call(ctx, export, in)
 	if err != nil {
-		return nil, fmt.Errorf("alloc: %w", err)
+		return err
 	}
-	ptr := uint32(res[0])
-	if !p.mod.Memory().Write(ptr, in) {
-		return nil, fmt.Errorf("alloc returned %#x, outside guest memory", ptr)
+	if err := json.Unmarshal(raw, out); err != nil {
+		p.run.discard(ctx)
+		return failure(KindBadAnswer, "malformed answer (%d bytes): %v", len(raw), err)
 	}
-	res, err = p.fns[export].Call(ctx, uint64(ptr), uint64(len(in)))
+	if perr.Error != "" {
+		return failure(KindPlugin, "%s", perr.Error)
+	}
+	return nil
+}
+
+// wrap names the plugin and the operation in err, and says which deadline
+// a timeout hit: the plugin's time limit or the caller's.
+func (p *Plugin) wrap(ctx, cctx context.Context, op string, err error) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = failure(KindHost, "%v", err)
+	}
+	if e.Kind == KindTimeout {
+		switch {
+		case ctx.Err() == nil && cctx.Err() != nil:
+			e.Msg = fmt.Sprintf("exceeded the time limit of %s (plugin.timeout); %s", p.opts.CallTimeout, discardedBy(p.opts))
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			e.Msg = "the caller's deadline passed; " + discardedBy(p.opts)
+		case ctx.Err() != nil:
+			e.Msg = "canceled by the caller; " + discardedBy(p.opts)
+		}
+	}
+	e.Plugin, e.Op = p.label(), op
+	return e
+}
+
+func (p *Plugin) named(export string, e *Error) error {
+	e.Plugin, e.Op = p.label(), opName(export)
+	return e
+}
+
+func (p *Plugin) label() string {
+	if p.info.Name != "" {
+		return p.info.Name
+	}
+	return p.path
+}
+
+func discardedBy(o Options) string {
+	if o.Isolation == ChildProcess {
+		return "plugin host process killed"
+	}
+	return "instance discarded"
+}
+
+// engineServices is the engine's side of the host functions: HTTP through
+// the gate, and the log tagged with the plugin's name.
+type engineServices struct {
+	gate   *gate
+	logger *slog.Logger
+	label  atomic.Pointer[string]
+}
+
+func newEngineServices(g *gate, logger *slog.Logger, label string) *engineServices {
+	s := &engineServices{gate: g, logger: logger}
+	s.label.Store(&label)
+	return s
+}
+
+func (s *engineServices) http(ctx context.Context, frame []byte) []byte { return s.gate.do(ctx, frame) }
+
+func (s *engineServices) log(ctx context.Context, level slog.Level, msg string) {
+	s.logger.Log(ctx, level, msg, "plugin", *s.label.Load())
+}
+
+func (s *engineServices) logAt(ctx context.Context, level int, msg string) {
+	s.log(ctx, slog.Level(level), msg)
+}
+
+// inProcess runs the sandbox in the engine process, interruptible.
+type inProcess struct{ sb *sandbox }
+
+func newInProcess(ctx context.Context, path string, cfg sandboxConfig, svc *engineServices, opts Options) (*inProcess, error) {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return nil, failure(KindHost, "%v", err)
+	}
+	sb, err := newSandbox(ctx, wasm, cfg, svc, opts.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	optr, n := hostabi.Unpack(res[0])
-	if n > p.opts.MaxResponse {
-		return nil, fmt.Errorf("answer of %d bytes exceeds the %d-byte cap", n, p.opts.MaxResponse)
-	}
-	view, ok := p.mod.Memory().Read(optr, n)
-	if !ok {
-		return nil, fmt.Errorf("answer at %#x+%d lies outside guest memory", optr, n)
-	}
-	raw := append([]byte(nil), view...) // the view dies when memory grows
-	if _, err := p.fns[hostabi.ExportFree].Call(ctx, uint64(ptr)); err != nil {
-		return nil, fmt.Errorf("free: %w", err)
-	}
-	return raw, nil
+	return &inProcess{sb}, nil
 }
 
-func (p *Plugin) discard(ctx context.Context) {
-	if p.mod != nil {
-		p.mod.Close(ctx)
-	}
-	p.mod, p.fns = nil, nil
+func (r *inProcess) ensure(context.Context) error { return nil }
+func (r *inProcess) start(ctx context.Context) (string, error) {
+	err := r.sb.start(ctx)
+	return r.sb.name, err
 }
+func (r *inProcess) call(ctx context.Context, export string, in []byte) ([]byte, error) {
+	return r.sb.call(ctx, export, in)
+}
+func (r *inProcess) discard(ctx context.Context)     { r.sb.discard(ctx) }
+func (r *inProcess) info() moduleInfo                { return r.sb.info }
+func (r *inProcess) close(ctx context.Context) error { r.sb.close(ctx); return nil }

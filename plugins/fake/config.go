@@ -21,8 +21,13 @@ type config struct {
 	Node     []hostabi.Node     `json:"node"`
 	Instance []hostabi.Instance `json:"instance"`
 
+	// UnknownNodes are uuids confirm_deleted answers neither deleted nor
+	// present about, as if the check failed for them.
+	UnknownNodes []string `json:"unknown_nodes"`
+
 	// Fault makes an operation misbehave: "error", "panic", "exit",
-	// "spin" or "hog"; FaultIn names the operation ("list_nodes" if empty).
+	// "spin" or "hog"; FaultIn names the operation: "list_nodes" (the
+	// default), "list_instances" or "confirm_deleted".
 	Fault   string `json:"fault"`
 	FaultIn string `json:"fault_in"`
 }
@@ -50,6 +55,11 @@ func (c config) validate() error {
 	case "", "error", "panic", "exit", "spin", "hog":
 	default:
 		return fmt.Errorf("fake plugin config: fault = %q, want error, panic, exit, spin or hog", c.Fault)
+	}
+	switch c.FaultIn {
+	case "", "list_nodes", "list_instances", "confirm_deleted":
+	default:
+		return fmt.Errorf("fake plugin config: fault_in = %q, want list_nodes, list_instances or confirm_deleted", c.FaultIn)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
@@ -13,6 +15,13 @@ type fake struct {
 	nodes     []hostabi.Node
 	instances []hostabi.Instance
 }
+
+// version is the fake's version, for engine plugin inspect; a build may
+// set it with -ldflags "-X main.version=...".
+var version = "1"
+
+// Describe names the plugin before it is configured.
+func (f *fake) Describe() (name, ver string) { return "fake", version }
 
 func (f *fake) Configure(raw []byte) (string, error) {
 	c, err := parseConfig(raw)
@@ -36,6 +45,28 @@ func (f *fake) ListInstances() ([]hostabi.Instance, error) {
 		return nil, err
 	}
 	return f.instances, nil
+}
+
+// ConfirmDeleted proves deleted every node not in the configured world,
+// except the unknown_nodes, about which it knows nothing.
+func (f *fake) ConfirmDeleted(uuids []string) (deleted, present []string, err error) {
+	if err := f.fault("confirm_deleted"); err != nil {
+		return nil, nil, err
+	}
+	world := make(map[string]bool, len(f.nodes))
+	for _, n := range f.nodes {
+		world[strings.ToLower(n.UUID)] = true
+	}
+	for _, u := range uuids {
+		switch {
+		case slices.ContainsFunc(f.cfg.UnknownNodes, func(x string) bool { return strings.EqualFold(x, u) }):
+		case world[strings.ToLower(u)]:
+			present = append(present, u)
+		default:
+			deleted = append(deleted, u)
+		}
+	}
+	return deleted, present, nil
 }
 
 // hogged keeps the hog fault's allocations reachable.

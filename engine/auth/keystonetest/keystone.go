@@ -1,8 +1,3 @@
-// Package keystonetest is a Keystone-shaped HTTP server for tests: it
-// issues v3 tokens for one user (password) and one application credential,
-// serves a service catalog, and guards mounted services with the token, so
-// expiry and revocation can be scripted. It implements only what the
-// engine's auth uses and never ships in the engine.
 package keystonetest
 
 import (
@@ -35,7 +30,8 @@ type Server struct {
 	mux *http.ServeMux
 
 	mu        sync.Mutex
-	lifetimes []time.Duration // per issue, the last one repeats
+	lifetimes []time.Duration // per issue from lifeFrom on, the last one repeats
+	lifeFrom  int
 	tokens    map[string]time.Time
 	issued    []Issue
 	catalog   []entry
@@ -77,12 +73,12 @@ func (s *Server) URL() string     { return s.srv.URL }
 func (s *Server) AuthURL() string { return s.srv.URL + "/v3" }
 func (s *Server) Close()          { s.srv.Close() }
 
-// SetLifetimes sets how long the next tokens live, one per issue; the
-// last repeats.
+// SetLifetimes sets how long the next tokens live, one per issue from
+// now on; the last repeats.
 func (s *Server) SetLifetimes(ds ...time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lifetimes = ds
+	s.lifetimes, s.lifeFrom = ds, len(s.issued)
 }
 
 // AddService lists url in the catalog under serviceType, on the public
@@ -209,7 +205,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request) {
 	}
 	token := newToken()
 	s.mu.Lock()
-	life := s.lifetimes[min(len(s.issued), len(s.lifetimes)-1)]
+	life := s.lifetimes[min(len(s.issued)-s.lifeFrom, len(s.lifetimes)-1)]
 	exp := time.Now().Add(life).UTC()
 	s.tokens[token] = exp
 	s.issued = append(s.issued, Issue{Method: method, Token: token, ExpiresAt: exp})

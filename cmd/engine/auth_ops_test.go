@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpengine/rpengine/engine/auth/keystonetest"
+	"github.com/rpengine/rpengine/engine/placementfake"
+)
+
+// keystoneTOML is an [auth] table for the fake Keystone; Placement and
+// the plugin's baremetal service come from its catalog.
+func keystoneTOML(ks *keystonetest.Server, password string) string {
+	return fmt.Sprintf(`[auth]
+method = "password"
+auth_url = %q
+username = %q
+password = %q
+user_domain_name = "Default"
+project_name = %q
+refresh_before = "15m"
+[plugin.services]
+baremetal = "catalog"
+`, ks.AuthURL(), keystonetest.User, password, keystonetest.Project)
+}
+
+// tokenRecorder stands in for a service granted to the plugin.
+type tokenRecorder struct {
+	mu     sync.Mutex
+	tokens []string
+}
+
+func (r *tokenRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.tokens = append(r.tokens, req.Header.Get("X-Auth-Token"))
+	r.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
+}
+
+// The daemon with Keystone: Placement found in the catalog and reached
+// with the token, the first token refreshed before expiry, a revoked one
+// replaced after one 401; validate reports the identity and the catalog.
+func TestRunWithKeystone(t *testing.T) {
+	ks := keystonetest.New()
+	defer ks.Close()
+	fake := placementfake.New()
+	defer fake.Close()
+	ks.Mount("placement", "placement", fake)
+	ironic := &tokenRecorder{}
+	srv := httptest.NewServer(ironic)
+	defer srv.Close()
+	ks.AddService("baremetal", srv.URL)
+	ks.SetLifetimes(10*time.Minute, time.Hour) // the first one is inside refresh_before
+
+	dir := t.TempDir()
+	cfg := daemonConfig(t, dir, "", keystoneTOML(ks, keystonetest.Password))
+
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"validate", "--config", cfg}, &out, &errb); code != 0 {
+		t.Fatalf("validate: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	for _, want := range []string{
+		"ok    auth: password as user rpengine, project service; token valid until",
+		"ok    catalog: placement = " + ks.URL() + "/placement",
+		"ok    catalog: plugin.services.baremetal (catalog) = " + srv.URL + "/",
+		"ok    service baremetal at " + srv.URL + "/ answered 200",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if len(ironic.tokens) != 1 || !ks.Valid(ironic.tokens[0]) {
+		t.Errorf("the service got tokens %q; want one live token", ironic.tokens)
+	}
+
+	issued := len(ks.Issued())
+	ks.SetLifetimes(10*time.Minute, time.Hour) // again for the daemon's session
+	d := startDaemon(t, cfg)
+	d.waitFor("readiness", func() bool { code, _ := d.get("/readyz"); return code == 200 })
+	if n := len(fake.ProviderUUIDs()); n != 12 {
+		t.Fatalf("%d providers through Keystone", n)
+	}
+	if got := len(ks.Issued()) - issued; got != 2 || ks.Rejected() != 0 {
+		t.Fatalf("%d tokens issued, %d requests refused; want the expiring token replaced up front", got, ks.Rejected())
+	}
+	ks.Revoke()
+	ok := d.metric(`rpengine_cycles_total{outcome="ok"}`)
+	d.waitFor("cycles after revocation", func() bool { return d.metric(`rpengine_cycles_total{outcome="ok"}`) >= ok+2 })
+	if ks.Rejected() != 1 || d.metric(`rpengine_cycles_total{outcome="failed"}`) != 0 {
+		t.Fatalf("rejected %d; failed cycles %v: a revoked token must cost one 401 and no cycle",
+			ks.Rejected(), d.metric(`rpengine_cycles_total{outcome="failed"}`))
+	}
+	if _, page := d.get("/"); !strings.Contains(page, "auth password as user rpengine") {
+		t.Fatal("the status page does not say who the engine is")
+	}
+	if code := d.stop(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(d.logs.String(), keystonetest.Password) {
+		t.Fatal("the logs carry the password")
+	}
+}
+
+func TestValidateNamesRefusedCredentials(t *testing.T) {
+	ks := keystonetest.New()
+	defer ks.Close()
+	cfg := daemonConfig(t, t.TempDir(), "", keystoneTOML(ks, "wrong-password"))
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"validate", "--config", cfg}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "auth (password): keystone at") ||
+		!strings.Contains(errb.String(), "credentials refused (401)") || strings.Contains(errb.String(), "wrong-password") {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rpengine/rpengine/engine/auth"
+	"github.com/rpengine/rpengine/engine/config"
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/hostabi/wasmhost"
+)
+
+// cloud is one config's identity and the endpoints it resolved: Placement
+// and the plugin's services, from the config or the service catalog.
+type cloud struct {
+	sess      *auth.Session
+	placement string
+	services  map[string]string
+}
+
+// openCloud authenticates as [auth] says and resolves the endpoints.
+func openCloud(ctx context.Context, cfg *config.Config) (*cloud, error) {
+	sess, err := auth.Open(ctx, authConfig(cfg.Auth))
+	if err != nil {
+		return nil, err
+	}
+	c := &cloud{sess: sess, placement: cfg.Placement.Endpoint}
+	if c.placement == "" {
+		if c.placement, err = sess.Endpoint("placement"); err != nil {
+			return nil, err
+		}
+	}
+	if c.services, err = sess.Services(cfg.Plugin.Services); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func authConfig(a config.Auth) auth.Config {
+	return auth.Config{
+		Method:                      auth.Method(a.Method),
+		Cloud:                       a.Cloud,
+		CloudsFile:                  a.CloudsFile,
+		AuthURL:                     a.AuthURL,
+		Username:                    a.Username,
+		UserID:                      a.UserID,
+		Password:                    a.Password,
+		UserDomainName:              a.UserDomainName,
+		UserDomainID:                a.UserDomainID,
+		ProjectName:                 a.ProjectName,
+		ProjectID:                   a.ProjectID,
+		ProjectDomainName:           a.ProjectDomainName,
+		ProjectDomainID:             a.ProjectDomainID,
+		ApplicationCredentialID:     a.ApplicationCredentialID,
+		ApplicationCredentialName:   a.ApplicationCredentialName,
+		ApplicationCredentialSecret: a.ApplicationCredentialSecret,
+		Region:                      a.Region,
+		Interface:                   a.Interface,
+		CACert:                      a.CACert,
+		RefreshBefore:               a.RefreshBefore.D(),
+		Timeout:                     a.Timeout.D(),
+	}
+}
+
+// placementHooks are the daemon's observers; nil for one-shot verbs.
+type placementHooks struct {
+	observe func(method string, status int, d time.Duration)
+	log     *slog.Logger
+}
+
+// connect negotiates with Placement as this identity.
+func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHooks) (*placement.Client, error) {
+	pcfg := placement.Config{
+		Endpoint: c.placement,
+		Token:    cfg.Placement.Token,
+		Provider: c.sess.Provider(),
+		TLS:      c.sess.TLS(),
+		Timeout:  cfg.Placement.Timeout.D(),
+		MaxConns: cfg.Placement.Connections,
+	}
+	if h != nil {
+		pcfg.Observe, pcfg.Logger = h.observe, h.log
+	}
+	return placement.New(ctx, pcfg)
+}
+
+// pluginOptions are wasmhost.Options for cfg: the resolved services, the
+// token added by the host, and the CA if [auth] names one.
+func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Options {
+	cache := cfg.Plugin.CacheDir
+	if cache == "" {
+		cache = pluginCacheDir()
+	}
+	o := wasmhost.Options{
+		MemoryLimit: uint64(cfg.Plugin.MemoryLimit),
+		CallTimeout: cfg.Plugin.Timeout.D(),
+		CacheDir:    cache,
+		Services:    c.services,
+		AuthHeader:  c.sess.Header,
+		Logger:      log,
+		Stderr:      os.Stderr,
+	}
+	if t := c.sess.TLS(); t != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = t
+		o.HTTPClient = &http.Client{Transport: tr}
+	}
+	return o
+}
+
+// stateKey names the Placement and engine a state file belongs to; with
+// the catalog, the endpoint is the resolved one.
+func (c *cloud) stateKey(cfg *config.Config) string { return c.placement + " " + cfg.Engine.ID }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/config"
+	"github.com/rpengine/rpengine/engine/coord"
+)
+
+// coordinator is the daemon's side of [coord]: before each cycle it syncs
+// with etcd, hands the engine the scope it holds, and gives the cycle a
+// context that ends before the lease behind that scope can expire. It
+// lives as long as `engine run`, across reloads.
+type coordinator struct {
+	c    *coord.Coordinator
+	root context.Context // the daemon's: ends on SIGTERM
+	base engine.Scope    // from [scope]
+	div  coord.Division
+	cfg  *config.Config // as loaded at start: a reload may not change the membership
+	log  *slog.Logger
+}
+
+// errNothingHeld: this engine holds no unit now; the cycle is skipped,
+// which is not a failure (more engines than units, or waiting for a peer
+// to release).
+var errNothingHeld = errors.New("holding no unit")
+
+// startCoordinator registers the engine in etcd; nil without [coord] etcd.
+func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger) (*coordinator, error) {
+	if len(cfg.Coord.Etcd) == 0 {
+		return nil, nil
+	}
+	div := coord.Division{Partitions: cfg.Coord.Partitions, Shards: cfg.Coord.Shards}
+	c, err := coord.New(ctx, coord.Config{
+		Endpoints:  cfg.Coord.Etcd,
+		Prefix:     cfg.Coord.Prefix,
+		Member:     cfg.Engine.ID,
+		OwnerTrait: engine.OwnerTrait(cfg.Engine.ID),
+		TTL:        cfg.Coord.LeaseTTL.D(),
+		Division:   div,
+		Static:     coord.StaticUnits(cfg.Scope.Shards, cfg.Scope.ConductorGroups),
+		Log:        log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("coord: %w", err)
+	}
+	log.Info("coordinating through etcd", "etcd", cfg.Coord.Etcd, "division", div.String(), "prefix", cfg.Coord.Prefix)
+	return &coordinator{c: c, root: ctx, base: policy(cfg).Scope, div: div, cfg: cfg, log: log}, nil
+}
+
+// BeforeCycle syncs with etcd and sets eng's scope to what this engine
+// holds. The cycle must run under cycleCtx and call cancel when done. On
+// an error no cycle may run: the engine cannot prove what it holds.
+func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine) (cycleCtx context.Context, cancel context.CancelFunc, err error) {
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-co.root.Done(): // SIGTERM while syncing
+			stop()
+		case <-sctx.Done():
+		}
+	}()
+	a, err := co.c.Sync(sctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("coord: %w; no writes this cycle", err)
+	}
+	if len(a.Held) == 0 {
+		return nil, nil, errNothingHeld
+	}
+	scope, takeover := co.base, a.MayTakeOver
+	switch {
+	case co.div.Partitions > 0:
+		scope.Partitions, scope.Held = co.div.Partitions, coord.Partitions(a.Held)
+	case len(co.div.Shards) > 0:
+		scope.Shards = coord.Shards(a.Held)
+	default:
+		takeover = nil // static engines take nothing over
+	}
+	eng.SetScope(scope, takeover)
+	if len(a.Acquired)+len(a.Released) > 0 || len(a.Waiting) > 0 {
+		co.log.Info("assignment", "held", len(a.Held), "acquired", a.Acquired, "released", a.Released,
+			"waiting_for_peers", a.Waiting, "members", a.Members)
+	}
+	cycleCtx, cancel = co.c.Fence(ctx, a)
+	return cycleCtx, cancel, nil
+}
+
+// Close leaves the group; call it after the last cycle.
+func (co *coordinator) Close() {
+	if co != nil {
+		co.c.Close()
+	}
+}
+
+// uncoordinated refuses a one-shot write cycle under [coord]: it would
+// write without holding any claim. plan (dry) writes nothing and may run.
+func uncoordinated(cfg *config.Config, dry bool) error {
+	if len(cfg.Coord.Etcd) > 0 && !dry {
+		return fmt.Errorf("%w: with [coord] etcd, only `engine run` writes (it holds claims in etcd); use plan to look", errUsage)
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/ops/daemon"
+)
+
+// coordWorld runs each cycle of a daemon world under the coordinator:
+// BeforeCycle first, then the cycle under the fenced context.
+type coordWorld struct {
+	*daemonWorld
+	co *coordinator
+}
+
+// wrap puts w's cycles under co; without [coord] (co nil) w is returned.
+func (co *coordinator) wrap(w daemon.World) daemon.World {
+	if dw, ok := w.(*daemonWorld); ok && co != nil {
+		return &coordWorld{dw, co}
+	}
+	return w
+}
+
+// unwrap undoes wrap, for loadWorld, which reuses the previous world's
+// provider cache.
+func unwrap(w daemon.World) daemon.World {
+	if cw, ok := w.(*coordWorld); ok {
+		return cw.daemonWorld
+	}
+	return w
+}
+
+func (w *coordWorld) Cycle(ctx context.Context) engine.Report {
+	if err := w.co.sameMembership(w.daemonWorld); err != nil {
+		return engine.Report{Errors: []string{err.Error()}}
+	}
+	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng)
+	switch {
+	case errors.Is(err, errNothingHeld):
+		return engine.Report{Errors: []string{}}
+	case err != nil:
+		return engine.Report{Errors: []string{err.Error()}}
+	}
+	defer cancel()
+	return w.daemonWorld.Cycle(cctx)
+}
+
+// sameMembership refuses a reloaded config that changes what this engine
+// registered as: its id (its owner marker), its static scope, or [coord].
+// Claims were made for the config at start; acting on another would write
+// nodes nobody checked this engine may hold.
+func (co *coordinator) sameMembership(w *daemonWorld) error {
+	a, b := co.cfg, w.cfg
+	if a.Engine.ID != b.Engine.ID || !reflect.DeepEqual(a.Scope, b.Scope) || !reflect.DeepEqual(a.Coord, b.Coord) {
+		return fmt.Errorf("coord: the reloaded config changes engine.id, [scope] or [coord]; " +
+			"that takes a restart: no writes until then")
+	}
+	return nil
+}

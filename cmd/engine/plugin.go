@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rpengine/rpengine/hostabi/wasmhost"
+)
+
+// cmdPlugin runs the plugin subcommands: today only inspect.
+func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, log *slog.Logger) error {
+	if len(args) == 0 || args[0] != "inspect" {
+		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
+	}
+	fs := flag.NewFlagSet("plugin inspect", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&asJSON, "json", asJSON, "print JSON")
+	timeout := fs.Duration("timeout", 60*time.Second, "time limit of each call into the plugin")
+	if err := fs.Parse(args[1:]); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
+	}
+	info, err := wasmhost.Inspect(ctx, fs.Arg(0), wasmhost.Options{
+		CallTimeout: *timeout,
+		CacheDir:    pluginCacheDir(),
+		Logger:      log,
+		Stderr:      os.Stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	printInfo(out, info)
+	return nil
+}
+
+func printInfo(out io.Writer, info wasmhost.Info) {
+	none := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	version := info.Version
+	if version == "" {
+		version = "unknown"
+	}
+	ops := make([]string, len(info.Operations))
+	for i, op := range info.Operations {
+		ops[i] = strings.TrimPrefix(op, "rpengine_")
+	}
+	fmt.Fprintf(out, "abi version:   %d\n", info.ABIVersion)
+	fmt.Fprintf(out, "name:          %s\n", info.Name)
+	fmt.Fprintf(out, "version:       %s\n", version)
+	fmt.Fprintf(out, "capabilities:  %s\n", none(ops))
+	fmt.Fprintf(out, "host imports:  %s\n", none(info.Imports))
+}
+
+// pluginCacheDir is where compiled plugins are kept when the config does
+// not say: the user's cache directory.
+func pluginCacheDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "rpengine", "wazero")
+	}
+	return ""
+}

@@ -1,0 +1,60 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Coord is [coord]: several engines dividing one fleet through etcd. See
+// docs/SCALEOUT.md.
+type Coord struct {
+	// Etcd lists etcd's client URLs; none means no coordination.
+	Etcd []string `toml:"etcd"`
+	// Prefix holds the keys of one fleet's engines.
+	Prefix string `toml:"prefix"`
+	// Partitions > 0: live engines divide nodes by a hash of their uuid.
+	Partitions int `toml:"partitions"`
+	// Shards: live engines divide these Ironic shards instead.
+	Shards   []string `toml:"shards"`
+	LeaseTTL Duration `toml:"lease_ttl"`
+}
+
+// maxPartitions bounds the claims in etcd and the scope checks per node.
+const maxPartitions = 4096
+
+func defaultCoord() Coord {
+	return Coord{Prefix: "/rpengine/", LeaseTTL: Duration(10 * time.Second)}
+}
+
+func (c *Config) checkCoord() []error {
+	k := c.Coord
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("coord.%s: "+format, append([]any{key}, args...)...))
+	}
+	for _, e := range k.Etcd {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("etcd", "%q is not an http(s)://host:port URL", e)
+		}
+	}
+	dynamic := k.Partitions != 0 || len(k.Shards) > 0
+	switch {
+	case dynamic && len(k.Etcd) == 0:
+		bad("etcd", "is required with coord.partitions or coord.shards")
+	case k.Partitions < 0 || k.Partitions > maxPartitions:
+		bad("partitions", "must be in 0..%d", maxPartitions)
+	case k.Partitions > 0 && len(k.Shards) > 0:
+		bad("shards", "and coord.partitions exclude each other: divide by one")
+	case len(k.Shards) > 0 && len(c.Scope.Shards) > 0:
+		bad("shards", "replaces scope.shards: engines divide coord.shards among themselves")
+	}
+	if !strings.HasPrefix(k.Prefix, "/") {
+		bad("prefix", "must start with /")
+	}
+	if d := k.LeaseTTL.D(); d < time.Second || d%time.Second != 0 {
+		bad("lease_ttl", "must be whole seconds, at least 1s (etcd counts leases in seconds)")
+	}
+	return errs
+}

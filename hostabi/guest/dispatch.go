@@ -1,0 +1,134 @@
+package guest
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"runtime/debug"
+	"strings"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// Handle runs one ABI operation on p exactly as the wasm exports do:
+// decode the request, call the method, encode the answer, errors in-band.
+// The host-side test harness (hostabi/guesttest) uses it to run a
+// plugin's tests natively; plugins never call it.
+func Handle(p Plugin, export string, in []byte) []byte {
+	if p == nil {
+		return mustJSON(hostabi.Error{Error: "plugin did not call guest.Run"})
+	}
+	return mustJSON(handle(p, export, in))
+}
+
+func handle(p Plugin, export string, in []byte) any {
+	switch export {
+	case hostabi.ExportDescribe:
+		return describe(p)
+	case hostabi.ExportConfigure:
+		var r hostabi.ConfigureResponse
+		name, err := p.Configure(in)
+		r.Name = name
+		setErr(&r.Error, err)
+		return r
+	case hostabi.ExportListNodes:
+		var req hostabi.ListNodesRequest
+		var r hostabi.ListNodesResponse
+		if err := json.Unmarshal(in, &req); err != nil {
+			setErr(&r.Error, fmt.Errorf("decode list_nodes request: %w", err))
+			return r
+		}
+		nodes, err := p.ListNodes(req)
+		if err == nil {
+			r.Nodes, r.Complete = nodes, true
+		}
+		setErr(&r.Error, err)
+		return r
+	case hostabi.ExportListInstances:
+		var r hostabi.ListInstancesResponse
+		inst, err := p.ListInstances()
+		r.Instances = inst
+		setErr(&r.Error, err)
+		return r
+	case hostabi.ExportConfirmDeleted:
+		var req hostabi.ConfirmDeletedRequest
+		var r hostabi.ConfirmDeletedResponse
+		dc, ok := p.(DeletionChecker)
+		if !ok {
+			setErr(&r.Error, fmt.Errorf("%s is not implemented by this plugin", export))
+			return r
+		}
+		if err := json.Unmarshal(in, &req); err != nil {
+			setErr(&r.Error, fmt.Errorf("decode confirm_deleted request: %w", err))
+			return r
+		}
+		deleted, present, err := dc.ConfirmDeleted(req.UUIDs)
+		if err == nil {
+			r.Deleted, r.Present = nonNil(deleted), nonNil(present)
+		}
+		setErr(&r.Error, err)
+		return r
+	}
+	return hostabi.Error{Error: "unknown operation " + export}
+}
+
+// describe says who the plugin is without configuring it.
+func describe(p Plugin) hostabi.DescribeResponse {
+	r := hostabi.DescribeResponse{}
+	if d, ok := p.(Describer); ok {
+		r.Name, r.Version = d.Describe()
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if r.Name == "" {
+			r.Name = path.Base(bi.Path)
+		}
+		if r.Version == "" {
+			r.Version = buildVersion(bi)
+		}
+	}
+	if _, ok := p.(DeletionChecker); ok {
+		r.Operations = append(r.Operations, hostabi.ExportConfirmDeleted)
+	}
+	return r
+}
+
+// buildVersion is the module version the go command stamped, else the VCS
+// revision, else "".
+func buildVersion(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	return strings.TrimPrefix(rev+dirty, "-")
+}
+
+func setErr(e *hostabi.Error, err error) {
+	if err != nil {
+		e.Error = err.Error()
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(hostabi.Error{Error: "encode response: " + err.Error()})
+	}
+	return b
+}

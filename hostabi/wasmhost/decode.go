@@ -1,0 +1,36 @@
+package wasmhost
+
+import (
+	"context"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/rpengine/rpengine/hostabi/guest"
+)
+
+// importJSONProject is the host function behind guest.Project:
+// (doc ptr, doc len, spec ptr, spec len, out ptr, out cap) -> frame len.
+const importJSONProject = "json_project"
+
+// withJSONProject adds the JSON projection capability to the host module:
+// the host decodes a response body natively and writes compact records
+// into guest memory (hostabi/RATIONALE.md, "JSON projection"). It grants
+// nothing beyond CPU time: it reads and writes only the guest's own memory.
+func withJSONProject(b wazero.HostModuleBuilder) wazero.HostModuleBuilder {
+	return b.NewFunctionBuilder().WithFunc(jsonProject).Export(importJSONProject)
+}
+
+func jsonProject(_ context.Context, m api.Module, doc, docLen, spec, specLen, out, outCap uint32) uint32 {
+	mem := m.Memory()
+	d, ok1 := mem.Read(doc, docLen)
+	s, ok2 := mem.Read(spec, specLen)
+	if !ok1 || !ok2 {
+		return 0 // the guest reads an empty frame and fails
+	}
+	frame := guest.HostProject(d, s) // d and s are views: nothing keeps them
+	if uint32(len(frame)) <= outCap && !mem.Write(out, frame) {
+		return 0
+	}
+	return uint32(len(frame))
+}

@@ -1,0 +1,167 @@
+package wasmhost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// maxHTTPRequest bounds the request frame a guest may hand the host.
+const maxHTTPRequest = 16 << 20
+
+// credentialHeaders are never taken from the guest: the host alone sets
+// credentials, through Options.AuthHeader.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Auth-Token", "X-Service-Token"}
+
+// gate performs the HTTP requests of one plugin. It is the only door out
+// of the sandbox: it resolves service names to granted endpoints, adds the
+// credentials, follows no redirect, caps the body it reads and honours the
+// caller's deadline. It runs in the engine process, never in the child.
+type gate struct {
+	services map[string]*url.URL
+	auth     func(service string) (name, value string)
+	client   *http.Client
+	maxBody  int64
+}
+
+func newGate(o Options) (*gate, error) {
+	g := &gate{services: map[string]*url.URL{}, auth: o.AuthHeader, maxBody: o.MaxHTTPResponse}
+	for name, endpoint := range o.Services {
+		u, err := url.Parse(endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("service %q: endpoint %q is not an http(s) URL", name, endpoint)
+		}
+		g.services[name] = u
+	}
+	c := *o.HTTPClient
+	// A redirect could carry the token to another host; the plugin gets
+	// the 3xx and may ask again through a granted service.
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	g.client = &c
+	return g, nil
+}
+
+// do answers one request frame with a response frame; failures travel in
+// the response head, so the guest sees them as errors from guest.HTTP.
+func (g *gate) do(ctx context.Context, frame []byte) []byte {
+	head, body, err := g.roundTrip(ctx, frame)
+	if err != nil {
+		head, body = hostabi.HTTPResponseHead{Error: err.Error()}, nil
+	}
+	raw, _ := json.Marshal(head)
+	return hostabi.AppendFrame(make([]byte, 0, 4+len(raw)+len(body)), raw, body)
+}
+
+func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPResponseHead, []byte, error) {
+	var none hostabi.HTTPResponseHead
+	rawHead, body, err := hostabi.SplitFrame(frame)
+	if err != nil {
+		return none, nil, fmt.Errorf("malformed request frame: %w", err)
+	}
+	var h hostabi.HTTPRequestHead
+	if err := json.Unmarshal(rawHead, &h); err != nil {
+		return none, nil, fmt.Errorf("malformed request head: %w", err)
+	}
+	target, err := g.resolve(h.Service, h.Path)
+	if err != nil {
+		return none, nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, h.Method, target, bytes.NewReader(body))
+	if err != nil {
+		return none, nil, fmt.Errorf("bad request: %w", err)
+	}
+	for k, v := range h.Header {
+		req.Header.Set(k, v)
+	}
+	for _, k := range credentialHeaders {
+		req.Header.Del(k)
+	}
+	if g.auth != nil {
+		if name, value := g.auth(h.Service); name != "" {
+			req.Header.Set(name, value)
+		}
+	}
+	resp, err := g.client.Do(req)
+	if err != nil {
+		return none, nil, g.describe(ctx, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(io.LimitReader(resp.Body, g.maxBody+1))
+	if err != nil {
+		return none, nil, fmt.Errorf("read response body: %w", g.describe(ctx, err))
+	}
+	if int64(len(got)) > g.maxBody {
+		return none, nil, fmt.Errorf("response body exceeds the %d-byte cap (max_http_response)", g.maxBody)
+	}
+	out := hostabi.HTTPResponseHead{Status: resp.StatusCode, Header: make(map[string]string, len(resp.Header))}
+	for k, vs := range resp.Header {
+		out.Header[k] = strings.Join(vs, ", ")
+	}
+	return out, got, nil
+}
+
+// resolve maps a service name and a relative path to a URL under the
+// service's endpoint, refusing anything not granted or escaping it.
+func (g *gate) resolve(service, rel string) (string, error) {
+	base, ok := g.services[service]
+	if !ok {
+		granted := make([]string, 0, len(g.services))
+		for name := range g.services {
+			granted = append(granted, name)
+		}
+		slices.Sort(granted)
+		return "", fmt.Errorf("service %q is not granted (granted in [plugin.services]: %s)", service, grantedList(granted))
+	}
+	if !strings.HasPrefix(rel, "/") {
+		return "", fmt.Errorf("path %q must start with /", rel)
+	}
+	u, err := url.Parse(strings.TrimSuffix(base.String(), "/") + rel)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", rel, err)
+	}
+	prefix := strings.TrimSuffix(base.Path, "/") + "/"
+	if u.Scheme != base.Scheme || u.Host != base.Host || !strings.HasPrefix(path.Clean(u.Path)+"/", prefix) {
+		return "", fmt.Errorf("path %q leaves the %s endpoint", rel, service)
+	}
+	return u.String(), nil
+}
+
+func grantedList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// describe names a deadline as such: the guest should know it ran out of
+// time rather than see a bare "context deadline exceeded".
+func (g *gate) describe(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if d, ok := ctx.Deadline(); ok {
+			return fmt.Errorf("the call's deadline (%s) passed: %w", d.Format(time.RFC3339Nano), err)
+		}
+	}
+	// Drop the URL the net/http error would print: it may carry userinfo.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// errorResponse is a response frame carrying only an error.
+func errorResponse(format string, args ...any) []byte {
+	raw, _ := json.Marshal(hostabi.HTTPResponseHead{Error: fmt.Sprintf(format, args...)})
+	return hostabi.AppendFrame(nil, raw, nil)
+}

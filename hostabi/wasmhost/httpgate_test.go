@@ -1,0 +1,91 @@
+package wasmhost
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+func testGate(t *testing.T, services map[string]string) *gate {
+	t.Helper()
+	g, err := newGate(Options{Services: services}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestGateResolve(t *testing.T) {
+	g := testGate(t, map[string]string{
+		"baremetal": "http://ironic:6385",
+		"compute":   "https://cloud.example/compute/v2.1/",
+	})
+	cases := []struct{ service, path, want, err string }{
+		{"baremetal", "/v1/nodes?limit=1000", "http://ironic:6385/v1/nodes?limit=1000", ""},
+		{"baremetal", "/", "http://ironic:6385/", ""},
+		{"compute", "/servers/detail?all_tenants=1", "https://cloud.example/compute/v2.1/servers/detail?all_tenants=1", ""},
+		{"compute", "/servers/../flavors", "https://cloud.example/compute/v2.1/servers/../flavors", ""},
+		{"compute", "/../../baremetal", "", "leaves the compute endpoint"},
+		{"compute", "/..", "", "leaves the compute endpoint"},
+		{"baremetal", "//evil.example/x", "http://ironic:6385//evil.example/x", ""},
+		{"baremetal", "@evil.example/x", "", "must start with /"},
+		{"baremetal", "", "", "must start with /"},
+		{"identity", "/v3", "", `service "identity" is not granted (granted in [plugin.services]: baremetal, compute)`},
+		{"", "/v3", "", `service "" is not granted`},
+	}
+	for _, c := range cases {
+		got, err := g.resolve(c.service, c.path)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s %s: err = %v, want %q", c.service, c.path, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("%s %s: got %q, %v; want %q", c.service, c.path, got, err, c.want)
+		}
+	}
+}
+
+func TestGateRefusesBadEndpoints(t *testing.T) {
+	for _, e := range []string{"ironic:6385", "ftp://x", "http://", "::"} {
+		if _, err := newGate(Options{Services: map[string]string{"s": e}}.withDefaults()); err == nil {
+			t.Errorf("%q accepted", e)
+		}
+	}
+}
+
+// Whatever frame a guest hands the gate, the gate answers with a frame,
+// never panics, and never sends a request anywhere but a granted service.
+func FuzzGateRequest(f *testing.F) {
+	var elsewhere atomic.Int64
+	granted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/svc") {
+			elsewhere.Add(1)
+		}
+	}))
+	defer granted.Close()
+	g, _ := newGate(Options{Services: map[string]string{"svc": granted.URL + "/svc"}}.withDefaults())
+	head := func(h hostabi.HTTPRequestHead) []byte { b, _ := json.Marshal(h); return b }
+	f.Add(hostabi.AppendFrame(nil, head(hostabi.HTTPRequestHead{Service: "svc", Method: "GET", Path: "/x"}), nil))
+	f.Add(hostabi.AppendFrame(nil, head(hostabi.HTTPRequestHead{Service: "svc", Method: "POST", Path: "/../x"}), []byte("b")))
+	f.Add(hostabi.AppendFrame(nil, []byte(`{"service":"svc","method":"GET","path":"/%2e%2e/x"}`), nil))
+	f.Add([]byte("garbage"))
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		resp := g.do(context.Background(), frame)
+		rawHead, _, err := hostabi.SplitFrame(resp)
+		var h hostabi.HTTPResponseHead
+		if err != nil || json.Unmarshal(rawHead, &h) != nil {
+			t.Fatalf("bad response frame %q", resp)
+		}
+		if (h.Error == "") == (h.Status == 0) {
+			t.Fatalf("response head %+v: exactly one of status and error must be set", h)
+		}
+		if n := elsewhere.Load(); n > 0 {
+			t.Fatalf("a request left the granted prefix for frame %q", frame)
+		}
+	})
+}

@@ -1,0 +1,182 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/ops"
+)
+
+// World is one loaded configuration with its plugin and engine.
+type World interface {
+	// Cycle runs one reconcile. ctx ends only at the stop timeout; a
+	// stop reaches the engine through the Loader's stop channel.
+	Cycle(ctx context.Context) engine.Report
+	// Save writes the provider cache.
+	Save() error
+	Settings() Settings
+	// Close releases the plugin; the loop calls it once, after the
+	// world's last cycle.
+	Close(ctx context.Context)
+}
+
+// Settings are what the loop needs of a configuration.
+type Settings struct {
+	Interval    time.Duration // between cycles, before jitter
+	StopTimeout time.Duration // longest wait for writes in flight on stop
+	LogLevel    slog.Level
+	Info        ops.Info
+}
+
+// Loader builds a world. stop closes when the daemon stops: the world's
+// engine must take it as engine.Options.Stop (and its plugin calls may end
+// with it, see ops.StoppableSource). prev is the world in use, nil at
+// start; the new world may keep prev's provider cache. A reload runs the
+// Loader while prev is cycling.
+type Loader func(ctx context.Context, stop <-chan struct{}, prev World) (World, error)
+
+// Loop runs cycles until its context ends.
+type Loop struct {
+	Load   Loader
+	Reload <-chan struct{} // one value per reload request (SIGHUP)
+	Log    *slog.Logger
+	Ops    *ops.Ops
+	Level  *slog.LevelVar // set from Settings.LogLevel at each load; may be nil
+	// Jitter is the largest fraction of the interval added to each wait,
+	// so engines started together do not hit Placement in step.
+	Jitter float64
+	// Cycled, if set, is called after each cycle is recorded (tests).
+	Cycled func(engine.Report)
+}
+
+type loaded struct {
+	w   World
+	err error
+}
+
+// Run loads the first world, then cycles until ctx ends. A stop during a
+// cycle ends the loop after that cycle; its state is saved. Run fails
+// only if the first load does.
+func (l *Loop) Run(ctx context.Context) error {
+	stop := ctx.Done()
+	w, err := l.Load(ctx, stop, nil)
+	if err != nil {
+		return err
+	}
+	l.activate(w, nil)
+	r := reloader{loop: l, ctx: ctx, stop: stop, results: make(chan loaded, 1)}
+	defer func() { r.abandon(); w.Close(context.Background()) }()
+
+	for {
+		start := time.Now()
+		done := make(chan engine.Report, 1)
+		go func() { done <- l.cycle(ctx, w) }()
+		var rep engine.Report
+		for waiting := true; waiting; {
+			select {
+			case rep = <-done:
+				waiting = false
+			case <-l.Reload:
+				r.request(w)
+			case res := <-r.results:
+				r.finished(res, w)
+			}
+		}
+		end := l.finish(w, rep, start)
+		if ctx.Err() != nil {
+			l.Log.Info("stopped after the cycle in flight; state saved")
+			return nil
+		}
+		w = r.swap(w)
+
+		timer := time.NewTimer(time.Until(end.Add(l.wait(w))))
+		for waiting := true; waiting; {
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				l.Log.Info("stopped between cycles")
+				return nil
+			case <-timer.C:
+				waiting = false
+			case <-l.Reload:
+				r.request(w)
+			case res := <-r.results:
+				r.finished(res, w)
+				if nw := r.swap(w); nw != w {
+					w = nw // a new interval counts from the last cycle's end
+					timer.Reset(time.Until(end.Add(l.wait(w))))
+				}
+			}
+		}
+	}
+}
+
+// cycle runs one cycle on a context that a stop does not cancel: the
+// engine sees the stop through its Stop channel, finishes the providers in
+// flight and starts no other. Only past the stop timeout is ctx cancelled,
+// cutting what is still in flight.
+func (l *Loop) cycle(ctx context.Context, w World) engine.Report {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-cctx.Done():
+			return
+		}
+		timeout := w.Settings().StopTimeout
+		l.Log.Info("stopping: finishing the providers in flight", "timeout", timeout)
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			l.Log.Warn("stop timeout passed: cancelling writes in flight (engine.stop_timeout)", "timeout", timeout)
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	l.Ops.CycleStarted()
+	return w.Cycle(cctx)
+}
+
+// finish saves the cache and records the cycle; it returns the end time.
+func (l *Loop) finish(w World, r engine.Report, start time.Time) time.Time {
+	if err := w.Save(); err != nil {
+		l.Log.Warn("state cache not saved", "err", err)
+	}
+	outcome := l.Ops.CycleDone(r, start)
+	l.Log.Info("cycle", "outcome", outcome, "nodes", r.Nodes, "instances", r.Instances,
+		"created", r.Created, "updated", r.Updated, "unchanged", r.Unchanged, "deleted", r.Deleted,
+		"quarantined", r.Quarantined, "conflicts", r.Conflicts, "errors", len(r.Errors),
+		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
+	for _, e := range r.Errors {
+		l.Log.Error("cycle error", "err", e)
+	}
+	if l.Cycled != nil {
+		l.Cycled(r)
+	}
+	return time.Now()
+}
+
+func (l *Loop) wait(w World) time.Duration {
+	d := w.Settings().Interval
+	if l.Jitter > 0 {
+		d += time.Duration(rand.Int64N(int64(float64(d)*l.Jitter) + 1))
+	}
+	return d
+}
+
+// activate makes w the world in use.
+func (l *Loop) activate(w World, prev World) {
+	s := w.Settings()
+	if l.Level != nil {
+		l.Level.Set(s.LogLevel)
+	}
+	l.Ops.Configure(s.Info)
+	if prev != nil {
+		prev.Close(context.Background())
+	}
+}

@@ -1,0 +1,173 @@
+package ops
+
+import (
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rpengine/rpengine/engine"
+)
+
+// Info describes the loaded configuration, for the status page. It holds
+// no secret: Auth is a description such as "password as user rpengine".
+type Info struct {
+	EngineID       string
+	Plugin         string
+	Placement      string
+	Auth           string
+	Interval       time.Duration
+	UnhealthyAfter int
+	History        int
+	LoadedAt       time.Time
+}
+
+// Ops gathers what the daemon shows: metrics, health, the recent cycles
+// and the providers written in the last one. It is safe for concurrent use.
+type Ops struct {
+	Metrics *Metrics
+	now     func() time.Time
+	health  health
+	drift   drift
+
+	mu       sync.Mutex
+	info     Info
+	cycles   []Cycle // oldest first, at most info.History
+	running  bool
+	done     int
+	total    int
+	lastLog  time.Time // of progress, or the cycle's start
+	logged   bool      // a progress line was logged this cycle
+	reloadOK bool
+	reload   string // the last reload's result
+}
+
+// New starts recording. now is the clock (time.Now in production).
+func New(now func() time.Time) *Ops {
+	if now == nil {
+		now = time.Now
+	}
+	o := &Ops{Metrics: NewMetrics(), now: now}
+	o.health.started = now()
+	o.Configure(Info{Interval: time.Minute, UnhealthyAfter: 3, History: 50})
+	return o
+}
+
+// Configure records a loaded (or reloaded) configuration.
+func (o *Ops) Configure(info Info) {
+	if info.History <= 0 {
+		info.History = 50
+	}
+	o.health.configure(info.Interval, info.UnhealthyAfter)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.info = info
+	if extra := len(o.cycles) - info.History; extra > 0 {
+		o.cycles = slices.Clone(o.cycles[extra:])
+	}
+}
+
+// Reloaded records a SIGHUP reload's result.
+func (o *Ops) Reloaded(err error) {
+	o.Metrics.Reloaded(err == nil)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.reloadOK, o.reload = err == nil, "ok"
+	if err != nil {
+		o.reload = err.Error()
+	}
+}
+
+// Tap wraps the engine's log handler so that provider writes reach the
+// status page.
+func (o *Ops) Tap(h slog.Handler) slog.Handler { return tap{next: h, drift: &o.drift} }
+
+// CycleStarted marks a cycle under way.
+func (o *Ops) CycleStarted() {
+	at := o.now()
+	o.health.cycleStarted(at)
+	o.drift.take() // rows logged between cycles (none expected) are not this cycle's
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.running, o.done, o.total = true, 0, 0
+	o.lastLog, o.logged = at, false
+}
+
+// Progress is engine.Options.Progress: it feeds the page and health, and
+// in a cycle longer than logEvery logs a line every logEvery (and one at
+// the end), so a cold start of thousands of providers shows it is moving
+// while a quick cycle says nothing.
+func (o *Ops) Progress(log *slog.Logger, logEvery time.Duration) func(done, total int) {
+	return func(done, total int) {
+		now := o.now()
+		o.health.progressed(now)
+		o.mu.Lock()
+		o.done, o.total = done, total
+		due := now.Sub(o.lastLog) >= logEvery || done == total && o.logged
+		if due {
+			o.lastLog, o.logged = now, true
+		}
+		o.mu.Unlock()
+		if due {
+			log.Info("cycle progress", "done", done, "total", total)
+		}
+	}
+}
+
+// CycleDone records a finished cycle and returns its outcome.
+func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
+	end := o.now()
+	out := Classify(r)
+	o.Metrics.cycle(r, out, end)
+	o.health.cycleDone(out, end)
+	rows, total := o.drift.take()
+	rows = append(rows, errorRows(r.Errors)...)
+	total += len(r.Errors)
+	r.Writes = nil
+	c := Cycle{Start: start, End: end, Outcome: out, Report: r, Drift: rows, DriftTotal: total}
+
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.running = false
+	if n := len(o.cycles); n > 0 {
+		o.cycles[n-1].Drift = nil // only the newest keeps its rows
+	}
+	o.cycles = append(o.cycles, c)
+	if extra := len(o.cycles) - o.info.History; extra > 0 {
+		o.cycles = slices.Delete(o.cycles, 0, extra)
+	}
+	return out
+}
+
+// Ready and Healthy answer /readyz and /healthz.
+func (o *Ops) Ready() (bool, string)   { return o.health.ready() }
+func (o *Ops) Healthy() (bool, string) { return o.health.healthy(o.now()) }
+
+// Status is a consistent copy of what the page shows.
+type Status struct {
+	Info          Info
+	Now           time.Time
+	Ready         bool
+	ReadyReason   string
+	Healthy       bool
+	HealthyReason string
+	Running       bool
+	Done, Total   int
+	Reload        string
+	ReloadOK      bool
+	Cycles        []Cycle // newest first
+}
+
+// Snapshot copies the current status.
+func (o *Ops) Snapshot() Status {
+	s := Status{Now: o.now()}
+	s.Ready, s.ReadyReason = o.Ready()
+	s.Healthy, s.HealthyReason = o.Healthy()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s.Info, s.Running, s.Done, s.Total = o.info, o.running, o.done, o.total
+	s.Reload, s.ReloadOK = o.reload, o.reloadOK
+	s.Cycles = slices.Clone(o.cycles)
+	slices.Reverse(s.Cycles)
+	return s
+}

@@ -1,0 +1,212 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/rpengine/rpengine/engine"
+)
+
+// Run soaks the engine for cfg.Cycles cycles (or until cfg.MaxDuration)
+// and returns the report. An error means the harness itself failed; what
+// the engine got wrong is in Report.Violations.
+func Run(cfg Config) (*Report, error) {
+	r, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return r.Run()
+}
+
+// Run is the loop: evolve the world, plan the faults, run one cycle,
+// check every invariant, restart the engine when the plan crashed it.
+func (r *Runner) Run() (*Report, error) {
+	start := time.Now()
+	defer func() { r.rep.Duration = time.Since(start); r.finish() }()
+	r.phaseLeft, r.quietRun, r.quietStart = r.cfg.QuietLen, 1, 1 // begin quiet: the cold start must converge
+	for c := 1; c <= r.cfg.Cycles; c++ {
+		if r.cfg.MaxDuration > 0 && time.Since(start) > r.cfg.MaxDuration {
+			r.rep.StoppedEarly = fmt.Sprintf("time bound %v reached after %d cycles", r.cfg.MaxDuration, c-1)
+			break
+		}
+		if err := r.step(c); err != nil {
+			return r.rep, err
+		}
+		if r.cfg.Progress != nil && c%r.cfg.ProgressEvery == 0 {
+			fmt.Fprintf(r.cfg.Progress, "soak: cycle %d/%d, %v, violations %d\n",
+				c, r.cfg.Cycles, time.Since(start).Round(time.Second), r.rep.ViolationCount)
+		}
+	}
+	return r.rep, nil
+}
+
+func (r *Runner) step(c int) error {
+	r.mu.Lock()
+	r.cycle = c
+	r.nextPhase()
+	quiet := r.quietRun > 0
+	if c > 1 {
+		r.worldStep()
+	}
+	r.plan = r.planCycle(quiet)
+	r.applyHostile()
+	r.countPlan(r.plan)
+	r.snapNodes, r.snapInstances, r.listedNodes, r.listedInstance = nil, nil, false, false
+	r.confirmAsked, r.restarted = nil, ""
+	r.mu.Unlock()
+
+	r.fake.ResetRequests()
+	injected := make([]injectedFault, 0, len(r.plan.placement))
+	for _, f := range r.plan.placement {
+		injected = append(injected, injectedFault{f.kind, r.fake.Inject(f.fault)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	r.gate.arm(r.midCycleHook(r.plan))
+
+	rep, panicked := r.runCycle(ctx)
+
+	cancel()
+	r.gate.arm(nil)
+	r.fake.ClearFaults()
+	for _, in := range injected {
+		r.rep.Fired[in.kind] += in.in.Fired()
+	}
+	crashed := r.restarted == crashKeepState || r.restarted == crashLoseState || r.restarted == crashInListing
+	if crashed {
+		r.gate.settle()
+	}
+	r.rep.Cycles++
+	if quiet {
+		r.rep.QuietCycles++
+	}
+	if len(rep.Errors) > 0 {
+		r.rep.CyclesWithErrors++
+	}
+	r.check(c, rep, panicked)
+	r.clearHostile()
+	return r.afterCycle(crashed)
+}
+
+type injectedFault struct {
+	kind string
+	in   interface{ Fired() int }
+}
+
+// runCycle runs one cycle; a panic is recovered and becomes a violation:
+// the daemon must never exit.
+func (r *Runner) runCycle(ctx context.Context) (rep engine.Report, panicked any) {
+	defer func() {
+		if x := recover(); x != nil {
+			panicked = x
+		}
+	}()
+	return r.eng.Cycle(ctx, false), nil
+}
+
+// midCycleHook strikes at the engine's n-th write: a crash, a graceful
+// stop, or another writer.
+func (r *Runner) midCycleHook(p *cyclePlan) func(n int) {
+	return func(n int) {
+		if p.restart != "" && p.restart != crashInListing && n == p.at {
+			r.mu.Lock()
+			r.restarted = p.restart
+			r.mu.Unlock()
+			if p.restart == gracefulStop {
+				close(r.stop)
+			} else {
+				r.cancel()
+			}
+		}
+		kind := p.writers[n]
+		if kind == "" {
+			return
+		}
+		r.midCycle(kind+"_mid_cycle", func() bool {
+			if kind == "instance_lands" {
+				return r.land(p.rng)
+			}
+			return r.otherWriter(kind, p.rng)
+		})
+	}
+}
+
+// afterCycle saves the state as the daemon does after each cycle, or
+// restarts the engine the way the plan crashed or stopped it.
+func (r *Runner) afterCycle(crashed bool) error {
+	switch {
+	case r.restarted == "":
+		r.save()
+		return nil
+	case !crashed: // graceful: the daemon saves on its way out
+		r.save()
+	case r.restarted == crashInListing: // before any write: nothing unsaved
+	case r.restarted == crashLoseState:
+		if err := os.Remove(r.statePath); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		fallthrough
+	default:
+		// What the crashed process added since its last save is no
+		// longer known to be its own.
+		for _, n := range r.w.nodes {
+			for t := range n.traitsEver {
+				add(r.tolerated, n.UUID, t)
+			}
+		}
+	}
+	r.rep.Restarts[r.restarted]++
+	return r.startEngine()
+}
+
+// save writes the state cache as the daemon does; a failure only costs
+// reads later, but a cache that can never be saved is a bug.
+func (r *Runner) save() {
+	err := r.state.Save()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	detail := ""
+	if err != nil {
+		detail = err.Error()
+	}
+	r.pass(invStateSaves, err == nil, r.cycle, "", detail, nil)
+}
+
+// nextPhase alternates chaos phases with quiet ones, in which no fault is
+// injected and nothing happens during a cycle: after two of those,
+// Placement must equal the desired state.
+func (r *Runner) nextPhase() {
+	if r.phaseLeft > 0 {
+		r.phaseLeft--
+		if r.quietRun > 0 && r.cycle > 1 {
+			r.quietRun++
+		}
+		return
+	}
+	if r.quietRun > 0 {
+		r.quietRun, r.phaseLeft = 0, 3+r.w.rng.IntN(14)
+	} else {
+		r.quietRun, r.quietStart, r.phaseLeft = 1, r.cycle, r.cfg.QuietLen-1
+	}
+}
+
+// applyHostile garbles a few nodes' records for this cycle.
+func (r *Runner) applyHostile() {
+	for range r.plan.hostile {
+		if n := r.w.pick(func(n *wnode) bool { return n.enrolled && n.hostile == "" }); n != nil {
+			n.hostile = hostileKinds[r.w.rng.IntN(len(hostileKinds))]
+			r.rep.Faults["source_hostile_"+n.hostile]++
+		}
+	}
+}
+
+func (r *Runner) clearHostile() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range r.w.nodes {
+		n.hostile = ""
+	}
+}

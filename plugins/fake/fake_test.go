@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/hostabi/guest"
+	"github.com/rpengine/rpengine/hostabi/guesttest"
+	"github.com/rpengine/rpengine/hostabi/wasmhost"
+)
+
+func newFake() guest.Plugin { return &fake{} }
+
+// Every test here runs twice: natively and in the sandbox.
+func run(t *testing.T, test func(t *testing.T, load guesttest.Loader)) {
+	guesttest.Run(t, ".", newFake, wasmhost.Options{}, test)
+}
+
+func TestGeneratedWorld(t *testing.T) {
+	run(t, func(t *testing.T, load guesttest.Loader) {
+		p := load.OK(t, map[string]any{"nodes": 40, "seed": 3, "instance_fraction": 0.5, "shards": []string{"a", "b"}})
+		nodes, err := p.ListNodes(context.Background(), hostabi.ListNodesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := p.ListInstances(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(nodes) != 40 || len(inst) == 0 || nodes[1].Shard != "b" || p.Name() != "fake" {
+			t.Fatalf("%d nodes, %d instances, name %q, node 1 %+v", len(nodes), len(inst), p.Name(), nodes[1])
+		}
+	})
+}
+
+// The same seed gives the same world natively and in the sandbox.
+func TestNativeAndWasmAgree(t *testing.T) {
+	cfg := map[string]any{"nodes": 100, "seed": 42, "instance_fraction": 0.3, "maintenance_fraction": 0.1,
+		"resource_classes": []string{"gold", "silver"}}
+	list := func(load guesttest.Loader) []hostabi.Node {
+		nodes, err := load.OK(t, cfg).ListNodes(context.Background(), hostabi.ListNodesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nodes
+	}
+	native := list(guesttest.NativeLoader(newFake, wasmhost.Options{}))
+	wasm := list(guesttest.WasmLoader(guesttest.Build(t, "."), wasmhost.Options{}))
+	if !reflect.DeepEqual(native, wasm) {
+		t.Fatal("the native and the wasm plugin list different worlds")
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	run(t, func(t *testing.T, load guesttest.Loader) {
+		for cfg, want := range map[string]string{
+			`{"nodez": 1}`:                   `unknown field "nodez"`,
+			`{"nodes": -1}`:                  "nodes = -1, want >= 0",
+			`{"fault": "melt"}`:              `fault = "melt"`,
+			`{"fault_in": "configure"}`:      `fault_in = "configure"`,
+			`{"instance_fraction": 2}`:       "instance_fraction = 2, want 0..1",
+			`{"maintenance_fraction": -0.5}`: "maintenance_fraction = -0.5, want 0..1",
+		} {
+			_, err := load(t, []byte(cfg))
+			if !wasmhost.IsKind(err, wasmhost.KindPlugin) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: err = %v, want %q", cfg, err, want)
+			}
+		}
+	})
+}
+
+// confirm_deleted: deleted when not in the world, present when in it,
+// neither for unknown_nodes.
+func TestConfirmDeleted(t *testing.T) {
+	const (
+		inWorld = "aaaaaaaa-0000-4000-8000-000000000001"
+		gone    = "bbbbbbbb-0000-4000-8000-000000000002"
+		unknown = "cccccccc-0000-4000-8000-000000000003"
+	)
+	run(t, func(t *testing.T, load guesttest.Loader) {
+		p := load.OK(t, map[string]any{
+			"node":          []map[string]any{{"uuid": inWorld, "resource_class": "gold"}},
+			"unknown_nodes": []string{unknown},
+		})
+		if !p.Supports(hostabi.ExportConfirmDeleted) {
+			t.Fatal("the fake plugin must support confirm_deleted")
+		}
+		deleted, present, err := p.ConfirmDeleted(context.Background(), []string{inWorld, gone, unknown})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(deleted, []string{gone}) || !slices.Equal(present, []string{inWorld}) {
+			t.Fatalf("deleted %v, present %v", deleted, present)
+		}
+	})
+}
+
+func TestFaultsInOtherOperations(t *testing.T) {
+	run(t, func(t *testing.T, load guesttest.Loader) {
+		p := load.OK(t, map[string]any{"nodes": 2, "fault": "error", "fault_in": "confirm_deleted"})
+		if _, _, err := p.ConfirmDeleted(context.Background(), []string{"x"}); !wasmhost.IsKind(err, wasmhost.KindPlugin) ||
+			!strings.Contains(err.Error(), "injected failure in confirm_deleted") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, err := p.ListNodes(context.Background(), hostabi.ListNodesRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkList10k lists a 10,000-node world: the same plugin code
+// natively (through the SDK's encoding and the host's decoding) and in
+// the sandbox (child process isolation, the default).
+func BenchmarkList10k(b *testing.B) {
+	cfg := map[string]any{"nodes": 10000, "seed": 1, "instance_fraction": 0.3}
+	for _, c := range []struct {
+		name string
+		load guesttest.Loader
+	}{
+		{"native", guesttest.NativeLoader(newFake, wasmhost.Options{})},
+		{"wasm", guesttest.WasmLoader(guesttest.Build(b, "."), wasmhost.Options{})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p := c.load.OK(b, cfg)
+			for b.Loop() {
+				nodes, err := p.ListNodes(context.Background(), hostabi.ListNodesRequest{})
+				if err != nil || len(nodes) != 10000 {
+					b.Fatal(len(nodes), err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+// Benchmarks behind hostabi/RATIONALE.md, "JSON projection". Rerun:
+//
+//	go test -run '^$' -bench . -benchtime 10x -count 5 ./plugins/ironic/
+//	GOEXPERIMENT=jsonv2 go test -run '^$' -bench Decode -benchtime 10x -count 5 ./plugins/ironic/   # adds jsontext
+//
+// and read medians. wasm runs use the engine's default isolation (the
+// plugin host child process, guest code at full speed).
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/hostabi/guest"
+	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/plugins/ironic/internal/decoders"
+	"github.com/rpengine/rpengine/plugins/ironic/internal/fakeironic"
+	"github.com/rpengine/rpengine/plugins/ironic/ironic"
+)
+
+const benchNodes = 10000
+
+// fleet serves benchNodes nodes in Ironic's response shape; pages are
+// rendered once and then served from memory, so the server's own cost
+// is small and the same for every variant.
+func fleet(b *testing.B) string {
+	b.Helper()
+	srv := httptest.NewServer(fakeironic.New(fakeironic.Generate(benchNodes, 42), 82))
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// BenchmarkListNodes10k is the plugin as the engine sees it: list_nodes
+// for 10,000 nodes (10 pages of 1,000 over HTTP from a local server).
+//   - wasm: the built ironic.wasm through wasmhost (HTTP via the host,
+//     decoding via the host's projection, the SDK's JSON answer, the
+//     host's decoding of it).
+//   - native: the same plugin code called in process.
+//   - native+abi: native plus the JSON answer encoded and decoded, the
+//     part of the wasm path that is the ABI rather than the plugin.
+func BenchmarkListNodes10k(b *testing.B) {
+	url := fleet(b)
+	ctx := context.Background()
+	check := func(b *testing.B, n int) {
+		if n != benchNodes {
+			b.Fatalf("%d nodes", n)
+		}
+	}
+	b.Run("wasm", func(b *testing.B) {
+		p := loadWasm(b, url, map[string]any{})
+		for b.Loop() {
+			nodes, err := p.ListNodes(ctx, hostabi.ListNodesRequest{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, len(nodes))
+		}
+	})
+	native := ironic.New(ironic.Config{PageSize: 1000}, hostTransport(url))
+	b.Run("native", func(b *testing.B) {
+		for b.Loop() {
+			nodes, err := native.ListNodes(hostabi.ListNodesRequest{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			check(b, len(nodes))
+		}
+	})
+	b.Run("native+abi", func(b *testing.B) {
+		for b.Loop() {
+			nodes, err := native.ListNodes(hostabi.ListNodesRequest{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw, _ := json.Marshal(hostabi.ListNodesResponse{Nodes: nodes, Complete: true})
+			var back hostabi.ListNodesResponse
+			if err := json.Unmarshal(raw, &back); err != nil {
+				b.Fatal(err)
+			}
+			check(b, len(back.Nodes))
+		}
+	})
+}
+
+// BenchmarkDecode10k is the plugin's own processing alone: decoding the
+// 10 pages of 10,000 nodes into hostabi.Node with each decoder, natively
+// and inside a Wasm guest (timed by the guest's clock: guest-ms/op).
+// "+encode" adds the SDK's encoding of the answer.
+func BenchmarkDecode10k(b *testing.B) {
+	url := fleet(b)
+	pages := fakeironic.Pages(b, fakeironic.Generate(benchNodes, 42), 1000)
+	names := make([]string, 0, len(decoders.All))
+	for name := range decoders.All {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range append(names, "project+encode") {
+		dec, encode := decoders.All[name], false
+		if name == "project+encode" {
+			dec, encode = decoders.All["project"], true
+		}
+		b.Run(name+"/native", func(b *testing.B) {
+			var st [3]float64
+			for b.Loop() {
+				n, s, err := decoders.Run(pages, dec, encode)
+				if err != nil || n != benchNodes {
+					b.Fatal(n, err)
+				}
+				st[0], st[1], st[2] = st[0]+float64(s.Decode), st[1]+float64(s.Merge), st[2]+float64(s.Encode)
+			}
+			n := float64(b.N) * 1e6
+			b.ReportMetric(st[0]/n, "decode-ms/op")
+			b.ReportMetric(st[1]/n, "merge-ms/op")
+			if encode {
+				b.ReportMetric(st[2]/n, "encode-ms/op")
+			}
+		})
+		b.Run(name+"/wasm", func(b *testing.B) {
+			cfg := map[string]any{"decoder": name, "encode": encode}
+			if encode {
+				cfg["decoder"] = "project"
+			}
+			p := loadBench(b, url, cfg)
+			var st [3]float64 // decode, merge, encode: ns summed over b.N
+			for b.Loop() {
+				nodes, err := p.ListNodes(context.Background(), hostabi.ListNodesRequest{})
+				if err != nil || len(nodes) != 1 || nodes[0].ResourceClass != strconv.Itoa(benchNodes) {
+					b.Fatal(nodes, err)
+				}
+				for i, f := range strings.Split(nodes[0].Name, ",") {
+					ns, _ := strconv.ParseFloat(f, 64)
+					st[i] += ns
+				}
+			}
+			n := float64(b.N) * 1e6
+			b.ReportMetric((st[0]+st[1]+st[2])/n, "guest-ms/op")
+			b.ReportMetric(st[0]/n, "decode-ms/op")
+			b.ReportMetric(st[1]/n, "merge-ms/op")
+			if encode {
+				b.ReportMetric(st[2]/n, "encode-ms/op")
+			}
+		})
+	}
+}
+
+func loadBench(b *testing.B, url string, cfg map[string]any) *wasmhost.Plugin {
+	b.Helper()
+	raw, _ := json.Marshal(cfg)
+	p, err := wasmhost.Load(context.Background(), plugintest.Build(b, "plugins/ironic/internal/benchguest"), raw,
+		wasmhost.Options{CacheDir: plugintest.CacheDir(), Services: map[string]string{"baremetal": url}, Clock: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close(context.Background()) })
+	// The first call fetches the pages over HTTP; keep it out of the timing.
+	if _, err := p.ListNodes(context.Background(), hostabi.ListNodesRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// hostTransport is guest.HTTP done natively, as the host's gate does it.
+func hostTransport(base string) ironic.Transport {
+	return func(req guest.HTTPRequest) (guest.HTTPResponse, error) { return nativeHTTP(base, req) }
+}

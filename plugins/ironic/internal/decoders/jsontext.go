@@ -1,0 +1,156 @@
+//go:build goexperiment.jsonv2
+
+package decoders
+
+import (
+	"bytes"
+	"encoding/json/jsontext"
+	"fmt"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+func init() { All["jsontext"] = JSONText }
+
+// JSONText decodes with encoding/json/jsontext tokens and hand mapping,
+// skipping unwanted values with SkipValue.
+func JSONText(body []byte) ([]hostabi.Node, string, error) {
+	d := jsontext.NewDecoder(bytes.NewReader(body))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, "", fmt.Errorf("not an object: %v", err)
+	}
+	var out []hostabi.Node
+	var next string
+	for d.PeekKind() != '}' {
+		key, err := d.ReadToken()
+		if err != nil {
+			return nil, "", err
+		}
+		switch key.String() {
+		case "nodes":
+			if out, err = readNodes(d); err != nil {
+				return nil, "", err
+			}
+		case "next":
+			if next, err = str(d); err != nil {
+				return nil, "", err
+			}
+		default:
+			if err := d.SkipValue(); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, "", err
+	}
+	return out, next, nil
+}
+
+func readNodes(d *jsontext.Decoder) ([]hostabi.Node, error) {
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '[' {
+		return nil, fmt.Errorf("nodes is not an array: %v", err)
+	}
+	out := make([]hostabi.Node, 0, 1000)
+	for d.PeekKind() != ']' {
+		n, err := readNode(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	_, err := d.ReadToken()
+	return out, err
+}
+
+func readNode(d *jsontext.Decoder) (hostabi.Node, error) {
+	var n hostabi.Node
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return n, fmt.Errorf("node is not an object: %v", err)
+	}
+	for d.PeekKind() != '}' {
+		key, err := d.ReadToken()
+		if err != nil {
+			return n, err
+		}
+		var s *string
+		k := key.String()
+		switch k {
+		case "uuid":
+			s = &n.UUID
+		case "name":
+			s = &n.Name
+		case "resource_class":
+			s = &n.ResourceClass
+		case "provision_state":
+			s = &n.ProvisionState
+		case "target_provision_state":
+			s = &n.TargetProvisionState
+		case "power_state":
+			s = &n.PowerState
+		case "instance_uuid":
+			s = &n.InstanceUUID
+		case "conductor_group":
+			s = &n.ConductorGroup
+		case "shard":
+			s = &n.Shard
+		case "fault":
+			s = &n.Fault
+		case "maintenance", "retired":
+			tok, err := d.ReadToken()
+			if err != nil {
+				return n, err
+			}
+			b := tok.Kind() == 't'
+			if k == "maintenance" {
+				n.Maintenance = b
+			} else {
+				n.Retired = b
+			}
+			continue
+		case "traits":
+			if n.Traits, err = strs(d); err != nil {
+				return n, err
+			}
+			continue
+		default:
+			if err := d.SkipValue(); err != nil {
+				return n, err
+			}
+			continue
+		}
+		if *s, err = str(d); err != nil {
+			return n, err
+		}
+	}
+	_, err := d.ReadToken()
+	return n, err
+}
+
+func str(d *jsontext.Decoder) (string, error) {
+	tok, err := d.ReadToken()
+	if err != nil || tok.Kind() == 'n' {
+		return "", err
+	}
+	if tok.Kind() != '"' {
+		return "", fmt.Errorf("want a string, got %v", tok.Kind())
+	}
+	return tok.String(), nil
+}
+
+func strs(d *jsontext.Decoder) ([]string, error) {
+	tok, err := d.ReadToken()
+	if err != nil || tok.Kind() == 'n' {
+		return nil, err
+	}
+	out := []string{}
+	for d.PeekKind() != ']' {
+		s, err := str(d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	_, err = d.ReadToken()
+	return out, err
+}

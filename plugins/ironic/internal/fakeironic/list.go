@@ -1,0 +1,151 @@
+package fakeironic
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// version writes the version headers and returns the request's minor
+// version, or -1 after answering 406.
+func (s *Server) version(w http.ResponseWriter, r *http.Request) int {
+	h := w.Header()
+	h.Set("X-OpenStack-Ironic-API-Minimum-Version", "1.1")
+	h.Set("X-OpenStack-Ironic-API-Maximum-Version", "1."+itoa(s.maxMinor))
+	asked := r.Header.Get("X-OpenStack-Ironic-API-Version")
+	minor := 1
+	switch {
+	case asked == "latest":
+		minor = s.maxMinor
+	case asked != "":
+		maj, min, ok := strings.Cut(asked, ".")
+		m, err := strconv.Atoi(min)
+		if !ok || maj != "1" || err != nil || m < 1 || m > s.maxMinor {
+			w.WriteHeader(http.StatusNotAcceptable)
+			w.Write(versionErrorBody("Version " + asked + " was requested but the minor version is not supported by this service. " +
+				"The supported version range is: [1.1, 1." + itoa(s.maxMinor) + "]."))
+			return -1
+		}
+		minor = m
+	}
+	h.Set("X-OpenStack-Ironic-API-Version", "1."+itoa(minor))
+	return minor
+}
+
+func notAcceptable(w http.ResponseWriter, need string) {
+	w.WriteHeader(http.StatusNotAcceptable)
+	w.Write(errorBody("Request not acceptable. The minimal required API version should be " + need))
+}
+
+func (s *Server) fields(r *http.Request, minor int) (fields []string, needVersion string) {
+	raw := r.URL.Query().Get("fields")
+	if raw == "" {
+		return []string{"uuid", "instance_uuid", "maintenance", "power_state", "provision_state", "name"}, ""
+	}
+	if minor < 8 {
+		return nil, "1.8"
+	}
+	for _, f := range strings.Split(raw, ",") {
+		since, ok := fieldSince[f]
+		if !ok || since > minor {
+			return nil, "1." + itoa(max(since, 8))
+		}
+		fields = append(fields, f)
+	}
+	return fields, ""
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	minor := s.version(w, r)
+	if minor < 0 {
+		return
+	}
+	s.mu.Lock()
+	s.lists++
+	n, hook := s.lists, s.BeforeList
+	s.mu.Unlock()
+	if hook != nil && hook(w, r, n) {
+		return
+	}
+	q := r.URL.Query()
+	if (q.Has("shard") || q.Has("sharded")) && minor < 82 {
+		notAcceptable(w, "1.82")
+		return
+	}
+	if q.Has("conductor_group") && minor < 46 {
+		notAcceptable(w, "1.46")
+		return
+	}
+	fields, need := s.fields(r, minor)
+	if need != "" {
+		notAcceptable(w, need)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := r.URL.RawQuery
+	if body, ok := s.cache[key]; ok {
+		w.Write(body)
+		return
+	}
+	limit := s.maxLimit
+	if l, err := strconv.Atoi(q.Get("limit")); err == nil && l > 0 && l < limit {
+		limit = l
+	}
+	start := 0
+	if m := q.Get("marker"); m != "" {
+		i := slices.IndexFunc(s.nodes, func(n Node) bool { return n.UUID == m })
+		if i < 0 {
+			w.WriteHeader(http.StatusNotFound)
+			w.Write(errorBody("Node " + m + " could not be found."))
+			return
+		}
+		start = i + 1
+	}
+	body := []byte(`{"nodes": [`)
+	count, last := 0, ""
+	for i := start; i < len(s.nodes) && count < limit; i++ {
+		nd := &s.nodes[i]
+		if !match(nd, q) {
+			continue
+		}
+		if count > 0 {
+			body = append(body, ", "...)
+		}
+		body = appendNode(body, nd, fields, s.base)
+		count, last = count+1, nd.UUID
+	}
+	body = append(body, ']')
+	if count == limit { // Ironic links a next page whenever this one is full
+		body = append(body, `, "next": "`...)
+		body = append(body, s.base+"/v1/nodes?sort_key=id&sort_dir=asc&fields="+strings.Join(fields, ",")+
+			"&limit="+itoa(limit)+"&marker="+last...)
+		body = append(body, '"')
+	}
+	body = append(body, '}')
+	s.cache[key] = body
+	w.Write(body)
+}
+
+func match(n *Node, q map[string][]string) bool {
+	get := func(k string) (string, bool) {
+		v, ok := q[k]
+		if !ok || len(v) == 0 {
+			return "", false
+		}
+		return v[0], true
+	}
+	if g, ok := get("conductor_group"); ok && !strings.EqualFold(g, n.ConductorGroup) {
+		return false
+	}
+	if sh, ok := get("shard"); ok && (n.Shard == "" || !slices.Contains(strings.Split(sh, ","), n.Shard)) {
+		return false
+	}
+	if v, ok := get("sharded"); ok && (v == "true") != (n.Shard != "") {
+		return false
+	}
+	return true
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,133 @@
+package ironic
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rpengine/rpengine/hostabi/guest"
+)
+
+// Transport performs one HTTP request: guest.HTTP in the plugin.
+type Transport func(guest.HTTPRequest) (guest.HTTPResponse, error)
+
+// Services the plugin asks the host for, by the names an operator grants
+// in [plugin.services].
+const (
+	serviceBaremetal = "baremetal"
+	serviceCompute   = "compute"
+)
+
+// Client talks to Ironic (and Nova) for one plugin instance. It is not
+// safe for concurrent use; the host serialises calls into a plugin.
+type Client struct {
+	cfg    Config
+	http   Transport
+	decode PageDecoder
+	log    func(level int32, msg string)
+
+	// ver is the negotiated version; zero until the first call needs it
+	// and again after the server refuses it, so a changed server is
+	// re-read instead of trusted.
+	ver version
+}
+
+// Option changes a Client.
+type Option func(*Client)
+
+// WithLog sends the client's warnings to log (guest.Log in the plugin).
+func WithLog(log func(level int32, msg string)) Option { return func(c *Client) { c.log = log } }
+
+// WithPageDecoder replaces the node page decoder (benchmarks compare
+// decoders; the plugin uses the default, the host's JSON projection).
+func WithPageDecoder(d PageDecoder) Option { return func(c *Client) { c.decode = d } }
+
+// New returns a client for cfg that sends its requests through t.
+func New(cfg Config, t Transport, opts ...Option) *Client {
+	c := &Client{cfg: cfg, http: t, decode: ProjectPage, log: func(int32, string) {}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+func (c *Client) warnf(format string, args ...any) {
+	c.log(4, fmt.Sprintf(format, args...)) // hostabi.LevelWarn
+}
+
+// get sends a GET to Ironic at the negotiated version ("" = none).
+func (c *Client) get(path string, v version) (guest.HTTPResponse, error) {
+	h := map[string]string{"Accept": "application/json"}
+	if !v.zero() {
+		h[versionHeader] = v.String()
+	}
+	resp, err := c.http(guest.HTTPRequest{Service: serviceBaremetal, Method: "GET", Path: path, Header: h})
+	if err != nil {
+		return resp, fmt.Errorf("GET %s: %w", path, err)
+	}
+	return resp, nil
+}
+
+// header finds a response header whatever its case.
+func header(resp guest.HTTPResponse, name string) string {
+	if v, ok := resp.Header[name]; ok {
+		return v
+	}
+	for k, v := range resp.Header {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// APIError is an HTTP error status from Ironic or Nova, with the
+// server's own message.
+type APIError struct {
+	Method, Path string
+	Status       int
+	Message      string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.Path, e.Status, e.Message)
+}
+
+func apiError(path string, resp guest.HTTPResponse) *APIError {
+	return &APIError{Method: "GET", Path: path, Status: resp.Status, Message: faultString(resp.Body)}
+}
+
+// faultString extracts the message of an OpenStack error body. Ironic nests
+// JSON in a string: {"error_message": "{\"faultstring\": \"...\"}"} or, for
+// version errors, {"error_message": "{\"description\": \"...\"}"}; Nova
+// says {"itemNotFound": {"message": "..."}}.
+func faultString(body []byte) string {
+	var outer map[string]json.RawMessage
+	if json.Unmarshal(body, &outer) != nil {
+		return clip(string(body))
+	}
+	if raw, ok := outer["error_message"]; ok {
+		var inner string
+		if json.Unmarshal(raw, &inner) == nil {
+			var f struct{ Faultstring, Description string }
+			if json.Unmarshal([]byte(inner), &f) == nil && f.Faultstring+f.Description != "" {
+				return f.Faultstring + f.Description
+			}
+			return clip(inner)
+		}
+	}
+	for _, raw := range outer {
+		var m struct{ Message string }
+		if json.Unmarshal(raw, &m) == nil && m.Message != "" {
+			return m.Message
+		}
+	}
+	return clip(string(body))
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}

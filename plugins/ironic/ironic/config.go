@@ -1,0 +1,47 @@
+package ironic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Config is [plugin.config] of the Ironic plugin. The endpoints are not
+// here: the operator grants them in [plugin.services] ("baremetal", and
+// "compute" for instances) and the host adds them and any credential.
+type Config struct {
+	// PageSize is the limit of each node listing request (Ironic caps it
+	// at its [api] max_limit, 1,000 by default). Default 1000.
+	PageSize int `json:"page_size"`
+	// MaxRestarts bounds how often one listing starts over after its
+	// marker node was deleted between two pages. Default 3.
+	MaxRestarts int `json:"max_restarts"`
+	// ComputeHost is this engine's host in the Compute API. When set,
+	// ListInstances lists the servers on it; when empty it lists none,
+	// and instances are known only from nodes' instance_uuid.
+	ComputeHost string `json:"compute_host"`
+}
+
+const (
+	defaultPageSize    = 1000
+	defaultMaxRestarts = 3
+)
+
+// ParseConfig reads [plugin.config] as JSON; unknown keys are errors.
+func ParseConfig(raw []byte) (Config, error) {
+	c := Config{PageSize: defaultPageSize, MaxRestarts: defaultMaxRestarts}
+	if len(bytes.TrimSpace(raw)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return c, fmt.Errorf("ironic plugin config: %w", err)
+		}
+	}
+	switch {
+	case c.PageSize < 1 || c.PageSize > 1000:
+		return c, fmt.Errorf("ironic plugin config: page_size = %d, want 1..1000", c.PageSize)
+	case c.MaxRestarts < 0 || c.MaxRestarts > 100:
+		return c, fmt.Errorf("ironic plugin config: max_restarts = %d, want 0..100", c.MaxRestarts)
+	}
+	return c, nil
+}

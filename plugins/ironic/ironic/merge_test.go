@@ -1,0 +1,69 @@
+package ironic
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+func TestMergePagesKeepsOneNodePerUUID(t *testing.T) {
+	n := func(id, name string) hostabi.Node { return hostabi.Node{UUID: id, Name: name} }
+	cases := []struct {
+		chunks [][]hostabi.Node
+		want   []hostabi.Node
+		dups   int
+	}{
+		{nil, []hostabi.Node{}, 0},
+		{[][]hostabi.Node{{n("a", "1"), n("b", "1")}, {n("c", "1")}},
+			[]hostabi.Node{n("a", "1"), n("b", "1"), n("c", "1")}, 0},
+		// across pages: the later data, at the first place
+		{[][]hostabi.Node{{n("a", "1"), n("b", "1")}, {n("b", "2"), n("c", "1")}},
+			[]hostabi.Node{n("a", "1"), n("b", "2"), n("c", "1")}, 1},
+		// within a page, then a node after the dropped one, then its repeat
+		{[][]hostabi.Node{{n("a", "1"), n("a", "2"), n("b", "1"), n("c", "1")}, {n("c", "2"), n("b", "2"), n("d", "1")}},
+			[]hostabi.Node{n("a", "2"), n("b", "2"), n("c", "2"), n("d", "1")}, 3},
+	}
+	for i, c := range cases {
+		got, dups, err := MergePages(pagesOf(c.chunks))
+		if err != nil || !reflect.DeepEqual(got, c.want) || dups != c.dups {
+			t.Errorf("case %d: got %v (%d dups), want %v (%d)", i, got, dups, c.want, c.dups)
+		}
+	}
+}
+
+func TestMergePagesAtScale(t *testing.T) {
+	var chunks [][]hostabi.Node
+	for p := range 10 {
+		var c []hostabi.Node
+		for i := range 1000 {
+			c = append(c, hostabi.Node{UUID: fmt.Sprintf("%08d-0000-4000-8000-000000000000", p*900+i)})
+		}
+		chunks = append(chunks, c) // pages overlap by 100 nodes
+	}
+	got, dups, err := MergePages(pagesOf(chunks))
+	if err != nil || len(got) != 9100 || dups != 900 {
+		t.Fatalf("%d nodes, %d dups", len(got), dups)
+	}
+	for i, n := range got {
+		if n.UUID != fmt.Sprintf("%08d-0000-4000-8000-000000000000", i) {
+			t.Fatalf("node %d is %s", i, n.UUID)
+		}
+	}
+}
+
+func pagesOf(chunks [][]hostabi.Node) []Page {
+	var out []Page
+	for _, c := range chunks {
+		out = append(out, Nodes{List: c})
+	}
+	return out
+}
+
+func TestMergePagesRefusesANodeWithoutUUID(t *testing.T) {
+	_, _, err := MergePages(pagesOf([][]hostabi.Node{{{UUID: "a"}}, {{Name: "x"}}}))
+	if err == nil {
+		t.Fatal("accepted a node without uuid")
+	}
+}
