@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,15 +49,23 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	}
 	defer co.Close()
 
+	var pluginPath atomic.Value // of the world in use, for the file watch
+	pluginPath.Store(cfg.Plugin.Path)
+	reload := hangups(ctx)
+	go watchFile(ctx, func() string { return pluginPath.Load().(string) }, pluginPoll, reload, log)
 	loop := &daemon.Loop{
 		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.World) (daemon.World, error) {
 			w, err := loadWorld(ctx, path, log, o, stop, unwrap(prev))
-			if err == nil && w.(*daemonWorld).cfg.Server.Listen != listen {
-				log.Warn("server.listen changed: it takes effect at the next restart", "listening", listen)
+			if err == nil {
+				dw := w.(*daemonWorld)
+				pluginPath.Store(dw.cfg.Plugin.Path)
+				if dw.cfg.Server.Listen != listen {
+					log.Warn("server.listen changed: it takes effect at the next restart", "listening", listen)
+				}
 			}
 			return co.wrap(w), err
 		},
-		Reload: hangups(ctx),
+		Reload: reload,
 		Log:    log,
 		Ops:    o,
 		Level:  level,
@@ -64,9 +74,49 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	return loop.Run(ctx)
 }
 
+// pluginPoll is how often the plugin file is checked for a new build.
+const pluginPoll = 2 * time.Second
+
+// watchFile asks for a reload (as SIGHUP does) when the file at path()
+// changes size or modification time: deploying a new plugin build is
+// enough to swap it in. A broken file is refused by the reload and the
+// old plugin keeps serving.
+func watchFile(ctx context.Context, path func() string, every time.Duration, reload chan<- struct{}, log *slog.Logger) {
+	stamp := func(p string) string {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return "missing"
+		}
+		return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+	}
+	p := path()
+	seen := stamp(p)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if np := path(); np != p {
+			p, seen = np, stamp(np)
+			continue
+		}
+		if now := stamp(p); now != seen {
+			seen = now
+			log.Info("plugin file changed: reloading", "path", p)
+			select {
+			case reload <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
 // hangups turns SIGHUP into reload requests until ctx ends. Signals that
 // arrive while one is pending merge into it.
-func hangups(ctx context.Context) <-chan struct{} {
+func hangups(ctx context.Context) chan struct{} {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGHUP)
 	out := make(chan struct{}, 1)
