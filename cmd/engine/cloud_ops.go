@@ -98,11 +98,14 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		MemoryLimit: uint64(cfg.Plugin.MemoryLimit),
 		CallTimeout: cfg.Plugin.Timeout.D(),
 		CacheDir:    cache,
+		Clock:       cfg.Plugin.Clock,
+		MaxResponse: uint32(min(uint64(cfg.Plugin.MaxResponse), 1<<32-1)),
 		Services:    c.services,
 		AuthHeader:  c.sess.Header,
 		Logger:      log,
 		Stderr:      os.Stderr,
 	}
+	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
 	if t := c.sess.TLS(); t != nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t

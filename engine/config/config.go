@@ -60,6 +60,12 @@ type Plugin struct {
 	Timeout     Duration `toml:"timeout"`
 	MemoryLimit Size     `toml:"memory_limit"`
 	CacheDir    string   `toml:"cache_dir"`
+	// Clock grants the real clock; without it the plugin sees a fake one.
+	Clock bool `toml:"clock"`
+	// MaxResponse caps one answer of the plugin; MaxHTTPResponse one HTTP
+	// response body handed to it.
+	MaxResponse     Size `toml:"max_response"`
+	MaxHTTPResponse Size `toml:"max_http_response"`
 	// Services grants the plugin HTTP access to these services, by name.
 	Services map[string]string `toml:"services"`
 	Config   map[string]any    `toml:"config"`
