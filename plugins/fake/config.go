@@ -20,6 +20,8 @@ type config struct {
 
 	Node     []hostabi.Node     `json:"node"`
 	Instance []hostabi.Instance `json:"instance"`
+	// Step scripts changes between and during calls (script.go).
+	Step []step `json:"step"`
 
 	// UnknownNodes are uuids confirm_deleted answers neither deleted nor
 	// present about, as if the check failed for them.
@@ -55,6 +57,9 @@ func (c config) validate() error {
 	case "", "error", "panic", "exit", "spin", "hog":
 	default:
 		return fmt.Errorf("fake plugin config: fault = %q, want error, panic, exit, spin or hog", c.Fault)
+	}
+	if err := checkSteps(c.Step); err != nil {
+		return err
 	}
 	switch c.FaultIn {
 	case "", "list_nodes", "list_instances", "confirm_deleted":

@@ -14,6 +14,7 @@ type fake struct {
 	cfg       config
 	nodes     []hostabi.Node
 	instances []hostabi.Instance
+	cycle     int // list_nodes calls so far, for scripted steps
 }
 
 // version is the fake's version, for engine plugin inspect; a build may
@@ -37,14 +38,18 @@ func (f *fake) ListNodes(hostabi.ListNodesRequest) ([]hostabi.Node, error) {
 	if err := f.fault("list_nodes"); err != nil {
 		return nil, err
 	}
-	return f.nodes, nil
+	f.cycle++
+	f.advance(f.cycle, "before")
+	snapshot := slices.Clone(f.nodes)
+	f.advance(f.cycle, "during")
+	return snapshot, nil
 }
 
 func (f *fake) ListInstances() ([]hostabi.Instance, error) {
 	if err := f.fault("list_instances"); err != nil {
 		return nil, err
 	}
-	return f.instances, nil
+	return slices.Clone(f.instances), nil
 }
 
 // ConfirmDeleted proves deleted every node not in the configured world,
