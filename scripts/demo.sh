@@ -22,8 +22,10 @@ echo
 echo "== engine plan: what the first cycle would write (20 fake Ironic nodes, seed 42)"
 bin/engine plan --config .demo/config.toml | tail -n 12
 echo
-echo "== engine once: reconcile"
-bin/engine once --config .demo/config.toml
+echo "== engine once: reconcile (each write is logged with the generation before and after)"
+bin/engine once --config .demo/config.toml 2> .demo/once.log
+head -n 3 .demo/once.log
+echo "... $(wc -l < .demo/once.log) log lines in all: .demo/once.log"
 echo
 echo "== what Placement now holds for this engine"
 bin/engine show --config .demo/config.toml
