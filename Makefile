@@ -4,7 +4,7 @@ PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
 TESTFLAGS ?=
 
-.PHONY: all build plugins test unit demo check bench fuzz clean deps chromium
+.PHONY: all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
 
 all: build plugins
 
@@ -25,6 +25,7 @@ deps:
 	scripts/placement/install.sh
 	scripts/ironic/install.sh
 	scripts/chromium/install.sh
+	scripts/etcd/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
@@ -44,6 +45,23 @@ unit: plugins
 
 demo: build plugins
 	scripts/demo.sh
+
+# demo-ironic runs the engine with the Ironic plugin against a local real
+# Ironic (fake-hardware nodes) and Placement, both from Debian's packages.
+demo-ironic: build plugins
+	scripts/ironic/demo.sh
+
+# soak runs the engine through SOAK_CYCLES randomized cycles at SOAK_NODES
+# nodes with faults injected, checks every invariant after every cycle and
+# writes SOAK.md; it fails on any violation. SOAK_SEED replays a history,
+# SOAK_MODE=wasm drives the world through the fake plugin in Wasm.
+SOAK_CYCLES ?= 10000
+SOAK_NODES  ?= 1000
+SOAK_SEED   ?= $(shell date +%s)
+SOAK_MODE   ?= memory
+soak: plugins
+	$(GO) run ./cmd/soak -seed $(SOAK_SEED) -cycles $(SOAK_CYCLES) -nodes $(SOAK_NODES) \
+		-mode $(SOAK_MODE) -plugin $(PLUGINS)/fake.wasm -max-duration 15m -out SOAK.md
 
 # fuzz runs every fuzz target for FUZZTIME (CI: briefly).
 FUZZTIME ?= 10s

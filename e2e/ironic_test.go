@@ -17,8 +17,10 @@ import (
 // TestIronicEndToEnd runs the engine with ironic.wasm against the real
 // Ironic and the real Placement: nodes in every state that matters, with
 // traits, three resource classes and shards; pages of 3 so that every
-// listing takes several marker pages with the filters re-applied. Then it
-// changes nodes in Ironic and checks the next cycles.
+// listing takes several marker pages with the filters re-applied, and a
+// scope of two shards, the unsharded nodes and the default conductor group
+// (conductor_group=""; one all-in-one Ironic serves no other group). Then
+// it changes nodes in Ironic and checks the next cycles.
 func TestIronicEndToEnd(t *testing.T) {
 	placementURL := placementtest.Shared(t)
 	ironicURL := ironictest.StartReal(t)
@@ -63,7 +65,8 @@ func TestIronicEndToEnd(t *testing.T) {
 	c.Retire(t, retired)
 
 	id := fmt.Sprintf("ironic-e2e-%x", os.Getpid())
-	cfg := ironicConfig(t, id, placementURL, plugin, ironicURL, "page_size = 3", `shards = ["shard-a", "shard-b", ""]`)
+	cfg := ironicConfig(t, id, placementURL, plugin, ironicURL, "page_size = 3",
+		"shards = [\"shard-a\", \"shard-b\", \"\"]\nconductor_groups = [\"\"]") // "": the default group
 
 	want := []ironicWant{
 		{avail, gold, 0, []string{"CUSTOM_GOLD", "HW_CPU_X86_AVX2"}},

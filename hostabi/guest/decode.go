@@ -60,6 +60,7 @@ type Records struct {
 	top   []uint32 // len(Top) pairs
 	list  []uint32 // string-list entries: pairs (offset, length)
 	blob  string
+	slab  []string // every list entry, built on first use: one allocation, not one per list
 }
 
 // Len is the number of records (elements of the projected array).
@@ -87,7 +88,9 @@ func (r *Records) Bool(i, f int) bool {
 	return b == 0 && a == 1
 }
 
-// Strings returns field f of record i: nil if absent or null.
+// Strings returns field f of record i: nil if absent or null. The lists
+// of one Records share a backing array; each has its own capacity, so an
+// append to one never writes into another.
 func (r *Records) Strings(i, f int) []string { return r.strs(r.slot(i, f)) }
 
 // TopState reads the state of Projection.Top[k].
@@ -133,10 +136,12 @@ func (r *Records) strs(start, n uint32) []string {
 	if n >= absentMark {
 		return nil
 	}
-	out := make([]string, n) // [] stays distinct from null
-	for j := range out {
-		off, l := pairAt(r.list, int(start)+j)
-		out[j] = r.blob[off : off+l]
+	if r.slab == nil {
+		r.slab = make([]string, len(r.list)/2)
+		for j := range r.slab {
+			off, l := r.list[2*j], r.list[2*j+1]
+			r.slab[j] = r.blob[off : off+l]
+		}
 	}
-	return out
+	return r.slab[start : start+n : start+n] // [] stays distinct from null
 }

@@ -22,6 +22,9 @@ type config struct {
 	Instance []hostabi.Instance `json:"instance"`
 	// Step scripts changes between and during calls (script.go).
 	Step []step `json:"step"`
+	// World names a granted service that holds the world; every operation
+	// reads it afresh (remote.go), replacing the configured one.
+	World string `json:"world"`
 
 	// UnknownNodes are uuids confirm_deleted answers neither deleted nor
 	// present about, as if the check failed for them.

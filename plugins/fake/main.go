@@ -38,6 +38,9 @@ func (f *fake) ListNodes(hostabi.ListNodesRequest) ([]hostabi.Node, error) {
 	if err := f.fault("list_nodes"); err != nil {
 		return nil, err
 	}
+	if err := f.fetch("list_nodes"); err != nil {
+		return nil, err
+	}
 	f.cycle++
 	f.advance(f.cycle, "before")
 	snapshot := slices.Clone(f.nodes)
@@ -49,6 +52,9 @@ func (f *fake) ListInstances() ([]hostabi.Instance, error) {
 	if err := f.fault("list_instances"); err != nil {
 		return nil, err
 	}
+	if err := f.fetch("list_instances"); err != nil {
+		return nil, err
+	}
 	return slices.Clone(f.instances), nil
 }
 
@@ -56,6 +62,9 @@ func (f *fake) ListInstances() ([]hostabi.Instance, error) {
 // except the unknown_nodes, about which it knows nothing.
 func (f *fake) ConfirmDeleted(uuids []string) (deleted, present []string, err error) {
 	if err := f.fault("confirm_deleted"); err != nil {
+		return nil, nil, err
+	}
+	if err := f.fetch("confirm_deleted"); err != nil {
 		return nil, nil, err
 	}
 	world := make(map[string]bool, len(f.nodes))

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,6 +126,9 @@ func BenchmarkDecode10k(b *testing.B) {
 		})
 		b.Run(name+"/wasm", func(b *testing.B) {
 			cfg := map[string]any{"decoder": name, "encode": encode}
+			if g := os.Getenv("BENCH_GUEST_GOGC"); g != "" {
+				cfg["gogc"], _ = strconv.Atoi(g)
+			}
 			if encode {
 				cfg["decoder"] = "project"
 			}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"runtime/debug"
+
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
 	"github.com/rpengine/rpengine/plugins/ironic/ironic"
@@ -14,6 +16,7 @@ func (p *plugin) Configure(raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	debug.SetGCPercent(ironic.GuestGCPercent)
 	p.c = ironic.New(cfg, guest.HTTP, ironic.WithLog(logLine))
 	return "ironic", nil
 }

@@ -87,6 +87,10 @@ func TestListNodesFailsWholeOnAnyPageError(t *testing.T) {
 		"503":       func(w http.ResponseWriter) { w.WriteHeader(503); w.Write([]byte(`{"error_message": "busy"}`)) },
 		"truncated": func(w http.ResponseWriter) { versionHeaders(w); w.Write([]byte(`{"nodes": [{"uuid": "x"`)) },
 		"no uuid":   func(w http.ResponseWriter) { versionHeaders(w); w.Write([]byte(`{"nodes": [{"name": "x"}]}`)) },
+		"empty uuid": func(w http.ResponseWriter) {
+			versionHeaders(w)
+			w.Write([]byte(`{"nodes": [{"uuid": ""}, {"uuid": "8a3e45a1-7c61-4bd4-9a39-64e3a1ad6a01"}]}`))
+		},
 		"not nodes": func(w http.ResponseWriter) { versionHeaders(w); w.Write([]byte(`{"servers": []}`)) },
 		"bad type": func(w http.ResponseWriter) {
 			versionHeaders(w)

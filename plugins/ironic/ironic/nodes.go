@@ -89,7 +89,7 @@ func (p projected) UUID(i int) string { return p.r.String(i, fUUID) }
 func (p projected) Fill(dst []hostabi.Node) error {
 	r := &p.r
 	for i := range dst {
-		if r.State(i, fUUID) != guest.Set {
+		if r.String(i, fUUID) == "" { // absent, null or ""
 			return fmt.Errorf("nodes[%d] has no uuid", i)
 		}
 		dst[i] = hostabi.Node{

@@ -67,8 +67,12 @@ func TestProjectPageDecodesARealIronicPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, next, err := ProjectPage(body)
+	page, err := ProjectPage(body)
 	if err != nil {
+		t.Fatal(err)
+	}
+	got, next := make([]hostabi.Node, page.Len()), page.Next()
+	if err := page.Fill(got); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || !strings.Contains(next, "marker=b8ddfa17-e3db-409a-a81e-4ff2544d22dd") {

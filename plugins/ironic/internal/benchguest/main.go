@@ -1,14 +1,9 @@
-// Command benchguest is a Wasm plugin for benchmarks only: it fetches the
-// node pages once through guest.HTTP (as the Ironic plugin would), then
-// on every list_nodes call decodes them again with the decoder named in
-// its config (decoders.Run) and answers one summary node whose name is the
-// time of each stage as the guest itself measured it ("decode,merge,encode"
-// in nanoseconds), and whose resource class is the node count. See plugins/ironic/bench_test.go. It must never ship.
 package main
 
 import (
 	"encoding/json"
 	"errors"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +25,7 @@ func (b *bench) Configure(raw []byte) (string, error) {
 	var cfg struct {
 		Decoder string `json:"decoder"`
 		Encode  bool   `json:"encode"`
+		GOGC    int    `json:"gogc"`
 	}
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return "", err
@@ -38,6 +34,10 @@ func (b *bench) Configure(raw []byte) (string, error) {
 		return "", errors.New("benchguest: unknown decoder " + cfg.Decoder)
 	}
 	b.encode = cfg.Encode
+	if cfg.GOGC == 0 {
+		cfg.GOGC = ironic.GuestGCPercent // as the plugin runs
+	}
+	debug.SetGCPercent(cfg.GOGC)
 	b.client = ironic.New(ironic.Config{PageSize: 1000, MaxRestarts: 0}, b.record)
 	return "benchguest", nil
 }

@@ -49,34 +49,31 @@ func deref(s *string) string {
 }
 
 // StdJSON decodes with encoding/json into page.
-func StdJSON(body []byte) ([]hostabi.Node, string, error) {
+func StdJSON(body []byte) (ironic.Page, error) {
 	var p page
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	out := make([]hostabi.Node, len(p.Nodes))
 	for i, n := range p.Nodes {
-		if n.UUID == "" {
-			return nil, "", fmt.Errorf("nodes[%d] has no uuid", i)
-		}
 		out[i] = hostabi.Node{UUID: n.UUID, Name: deref(n.Name), ResourceClass: deref(n.ResourceClass),
 			ProvisionState: deref(n.ProvisionState), TargetProvisionState: deref(n.TargetProvisionState),
 			PowerState: deref(n.PowerState), Maintenance: n.Maintenance, InstanceUUID: deref(n.InstanceUUID),
 			ConductorGroup: n.ConductorGroup, Shard: deref(n.Shard), Traits: nonNil(n.Traits),
 			Fault: deref(n.Fault), Retired: n.Retired}
 	}
-	return out, p.Next, nil
+	return ironic.Nodes{List: out, Link: p.Next}, nil
 }
 
 // Gophercloud decodes into gophercloud's nodes.Node, as
 // nodes.ExtractNodes would after its own extra passes.
-func Gophercloud(body []byte) ([]hostabi.Node, string, error) {
+func Gophercloud(body []byte) (ironic.Page, error) {
 	var p struct {
 		Nodes []nodes.Node `json:"nodes"`
 		Next  string       `json:"next"`
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	out := make([]hostabi.Node, len(p.Nodes))
 	for i, n := range p.Nodes {
@@ -86,7 +83,7 @@ func Gophercloud(body []byte) ([]hostabi.Node, string, error) {
 			ConductorGroup: n.ConductorGroup, Shard: n.Shard, Traits: nonNil(n.Traits),
 			Fault: n.Fault, Retired: n.Retired}
 	}
-	return out, p.Next, nil
+	return ironic.Nodes{List: out, Link: p.Next}, nil
 }
 
 func nonNil(s []string) []string {
@@ -99,24 +96,27 @@ func nonNil(s []string) []string {
 // Stages is the time Run spent in each stage.
 type Stages struct{ Decode, Merge, Encode time.Duration }
 
-// Run decodes every page with dec and merges them, as one listing does
-// (ironic.MergePages), and with encode also encodes the result the way
-// the guest SDK answers list_nodes. It returns the number of nodes and the
+// Run decodes every page with dec and merges them (ironic.MergePages), as
+// one listing does, and with encode also encodes the result the way the
+// guest SDK answers list_nodes. It returns the number of nodes and the
 // time of each stage. Benchmarks run it natively and inside the bench
 // guest, so both sides do exactly the same work.
-func Run(pages [][]byte, dec ironic.PageDecoder, encode bool) (int, Stages, error) {
+func Run(bodies [][]byte, dec ironic.PageDecoder, encode bool) (int, Stages, error) {
 	var st Stages
 	t0 := time.Now()
-	chunks := make([][]hostabi.Node, 0, len(pages))
-	for i, p := range pages {
-		nodes, _, err := dec(p)
+	pages := make([]ironic.Page, 0, len(bodies))
+	for i, b := range bodies {
+		p, err := dec(b)
 		if err != nil {
 			return 0, st, fmt.Errorf("page %d: %w", i, err)
 		}
-		chunks = append(chunks, nodes)
+		pages = append(pages, p)
 	}
 	t1 := time.Now()
-	all, _ := ironic.MergePages(chunks)
+	all, _, err := ironic.MergePages(pages)
+	if err != nil {
+		return 0, st, err
+	}
 	t2 := time.Now()
 	if encode {
 		if _, err := json.Marshal(hostabi.ListNodesResponse{Nodes: all, Complete: true}); err != nil {

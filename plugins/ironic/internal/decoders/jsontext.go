@@ -8,13 +8,22 @@ import (
 	"fmt"
 
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/plugins/ironic/ironic"
 )
 
 func init() { All["jsontext"] = JSONText }
 
 // JSONText decodes with encoding/json/jsontext tokens and hand mapping,
 // skipping unwanted values with SkipValue.
-func JSONText(body []byte) ([]hostabi.Node, string, error) {
+func JSONText(body []byte) (ironic.Page, error) {
+	nodes, next, err := jsonText(body)
+	if err != nil {
+		return nil, err
+	}
+	return ironic.Nodes{List: nodes, Link: next}, nil
+}
+
+func jsonText(body []byte) ([]hostabi.Node, string, error) {
 	d := jsontext.NewDecoder(bytes.NewReader(body))
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, "", fmt.Errorf("not an object: %v", err)
