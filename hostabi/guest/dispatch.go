@@ -18,7 +18,13 @@ func Handle(p Plugin, export string, in []byte) []byte {
 	if p == nil {
 		return mustJSON(hostabi.Error{Error: "plugin did not call guest.Run"})
 	}
-	return mustJSON(handle(p, export, in))
+	r := handle(p, export, in)
+	if nodes, ok := r.(hostabi.ListNodesResponse); ok {
+		if b, ok := appendListNodes(make([]byte, 0, 256*len(nodes.Nodes)+64), nodes); ok {
+			return b
+		}
+	}
+	return mustJSON(r)
 }
 
 func handle(p Plugin, export string, in []byte) any {
