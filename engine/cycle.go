@@ -48,6 +48,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		r.Errors = append(r.Errors, fmt.Sprintf("list nodes: %v; no writes this cycle", err))
 		return r
 	}
+	if !dry {
+		e.forgetProofs(nodes) // a node listed again is not gone
+	}
 	// 2. Instances second, so any consumer that landed during the node
 	// listing is in this list.
 	instances, err := e.src.ListInstances(ctx)

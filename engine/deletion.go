@@ -109,6 +109,18 @@ func (e *Engine) provenGone(asked, deleted, present []string, dry bool) []string
 	return ready
 }
 
+// forgetProofs drops the proofs of deletion of nodes the source lists
+// (again: re-enrolled with the same uuid). A delete needs two proofs of
+// the current deletion, not one left over from an earlier one.
+func (e *Engine) forgetProofs(nodes []hostabi.Node) {
+	for _, n := range nodes {
+		u := strings.ToLower(n.UUID)
+		if k, ok := e.state.get(u); ok && !k.GoneSince.IsZero() {
+			e.state.update(u, func(k *known) { k.GoneSince = time.Time{} })
+		}
+	}
+}
+
 func (e *Engine) deleteLimit(owned int) int {
 	return max(1, int(math.Floor(e.opts.DeleteLimit*float64(owned))))
 }

@@ -9,8 +9,10 @@ import (
 
 // Observed is a provider as last read from (or written to) Placement.
 type Observed struct {
-	Exists     bool
-	Generation placement.Generation
+	Exists bool
+	// Generation is "" once invalidated: left out of the state file,
+	// since a Generation refuses to marshal empty.
+	Generation placement.Generation `json:",omitempty"`
 	Inventory  map[string]placement.Inventory
 	Traits     []string
 	Aggregates []string

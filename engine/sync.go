@@ -30,7 +30,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 	exists, adopting := listed != "", false
 	conflicts := 0
 	for attempt := 1; ; attempt++ {
-		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
+		o, _, err := e.observe(ctx, d.UUID, exists, listed)
 		if errors.Is(err, placement.ErrNotFound) {
 			exists, listed = false, ""
 			continue
@@ -59,7 +59,9 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			}
 		}
 		retained := prev.Retained
-		if fresh && len(retained) > 0 && !dry {
+		// Usages are re-read even when the generation says unchanged:
+		// DELETE /allocations frees a class without bumping it.
+		if len(retained) > 0 && o.Exists && !dry {
 			if retained, err = e.stillInUse(ctx, d, o); err != nil {
 				return unchanged, nil, conflicts, err
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/config"
@@ -34,7 +35,7 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 	if len(cfg.Coord.Etcd) == 0 {
 		return nil, nil
 	}
-	div := coord.Division{Partitions: cfg.Coord.Partitions, Shards: cfg.Coord.Shards}
+	div := division(cfg)
 	c, err := coord.New(ctx, coord.Config{
 		Endpoints:  cfg.Coord.Etcd,
 		Prefix:     cfg.Coord.Prefix,
@@ -104,4 +105,16 @@ func uncoordinated(cfg *config.Config, dry bool) error {
 		return fmt.Errorf("%w: with [coord] etcd, only `engine run` writes (it holds claims in etcd); use plan to look", errUsage)
 	}
 	return nil
+}
+
+// division is what the engines of cfg's fleet divide, within its scope.
+func division(cfg *config.Config) coord.Division {
+	var within []string
+	if s := cfg.Scope.Shards; len(s) > 0 {
+		within = append(within, "shards="+strings.Join(s, ","))
+	}
+	if g := cfg.Scope.ConductorGroups; len(g) > 0 {
+		within = append(within, "conductor_groups="+strings.Join(g, ","))
+	}
+	return coord.Division{Partitions: cfg.Coord.Partitions, Shards: cfg.Coord.Shards, Within: strings.Join(within, " ")}
 }

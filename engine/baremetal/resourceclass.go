@@ -71,7 +71,8 @@ func ValidCustomName(name string) error {
 
 // ValidTraitName reports why name cannot be a trait (standard or custom).
 func ValidTraitName(name string) error {
-	if len(name) > MaxNameLen || !upperName(name) {
+	// "CUSTOM_" alone fits the pattern, but Placement refuses to create it.
+	if len(name) > MaxNameLen || !upperName(name) || name == "CUSTOM_" {
 		return fmt.Errorf("trait %q is not a valid Placement trait name", name)
 	}
 	return nil

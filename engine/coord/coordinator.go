@@ -182,6 +182,10 @@ func (c *Coordinator) target(v view, a *Assignment) ([]string, error) {
 	div := c.cfg.Division.String()
 	a.takeover = map[string]bool{}
 	for id, s := range v.seen {
+		if _, live := v.members[id]; live && id != c.cfg.Member && s.OwnerTrait == c.cfg.OwnerTrait && s.OwnerTrait != "" {
+			// e.g. "rack-a" and "rack_a": one marker for two live engines.
+			return nil, fmt.Errorf("engine ids %q and %q give the same owner marker %s: rename one", id, c.cfg.Member, s.OwnerTrait)
+		}
 		if id != c.cfg.Member && s.Division == div && s.OwnerTrait != "" {
 			a.takeover[s.OwnerTrait] = true
 		}

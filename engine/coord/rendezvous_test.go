@@ -105,6 +105,9 @@ func TestUnits(t *testing.T) {
 	if got := StaticUnits([]string{"s1"}, []string{"g1"}); !slices.Equal(got, []string{"group/g1", "shard/s1"}) {
 		t.Fatalf("static %v", got)
 	}
+	if w := (Division{Partitions: 4, Within: "shards=a"}); w.String() != "partitions=4 within shards=a" {
+		t.Fatalf("within: %s", w)
+	}
 	if (Division{}).Dynamic() || (Division{}).String() != "static" {
 		t.Fatal("zero division is static")
 	}

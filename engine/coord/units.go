@@ -13,6 +13,10 @@ import (
 type Division struct {
 	Partitions int
 	Shards     []string
+	// Within names the part of the fleet being divided (the engines'
+	// static scope, "" for all of it), so that groups of engines dividing
+	// different parts under one prefix are told apart, not mixed.
+	Within string
 }
 
 // Dynamic says whether members divide units among themselves.
@@ -34,13 +38,17 @@ func (d Division) Units() []string {
 // String names the division; members must agree on it, or the same unit
 // name would mean different nodes.
 func (d Division) String() string {
+	within := ""
+	if d.Within != "" {
+		within = " within " + d.Within
+	}
 	switch {
 	case d.Partitions > 0:
-		return "partitions=" + strconv.Itoa(d.Partitions)
+		return "partitions=" + strconv.Itoa(d.Partitions) + within
 	case len(d.Shards) > 0:
 		s := slices.Clone(d.Shards)
 		slices.Sort(s)
-		return "shards=" + strings.Join(slices.Compact(s), ",")
+		return "shards=" + strings.Join(slices.Compact(s), ",") + within
 	}
 	return "static"
 }

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Install etcd 3.4 (Debian's etcd-server) for the scale-out tests if it is
 # missing. Only the binary is used: the tests start their own etcd on free
-# loopback ports with a temporary data dir. Debian's package also enables a
-# system etcd on 127.0.0.1:2379; it is stopped here (where systemd runs) so
-# that it does not hold a port or a data dir nobody asked for.
-# Idempotent: does nothing when etcd is already installed.
+# loopback ports with a temporary data dir. A policy-rc.d that denies
+# service starts keeps the package from starting a system etcd on
+# 127.0.0.1:2379 during the install. Idempotent: does nothing when etcd is
+# already installed.
 set -eu
 
 if command -v etcd >/dev/null 2>&1; then
@@ -12,7 +12,6 @@ if command -v etcd >/dev/null 2>&1; then
 	exit 0
 fi
 apt-get update
-# policy-rc.d 101 keeps the package's init script from starting a daemon.
 if [ ! -e /usr/sbin/policy-rc.d ]; then
 	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
 	chmod +x /usr/sbin/policy-rc.d
