@@ -71,7 +71,7 @@ fuzz: plugins
 # bench writes BENCHMARKS.md: engine figures from cmd/rpbench, then the
 # Wasm-versus-native and per-call benchmarks of the plugin host.
 bench: build plugins
-	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine bin/engine -plugin $(PLUGINS)/fake.wasm
+	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm
 	scripts/bench-go.sh >> BENCHMARKS.md
 
 check:
