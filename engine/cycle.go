@@ -36,6 +36,12 @@ type Report struct {
 func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	start, reqs := time.Now(), e.pc.Requests()
 	r = Report{Errors: []string{}}
+	var round int64 // dry runs count no cycle: they record no proof
+	if !dry {
+		round = e.state.nextRound()
+	} else {
+		round = e.state.peekRound() + 1
+	}
 	defer func() {
 		r.PlacementRequests = e.pc.Requests() - reqs
 		r.DurationMS = time.Since(start).Milliseconds()
@@ -82,7 +88,7 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 
 	// 5. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
-		e.reapVanished(ctx, nodes, listed, dry, &r)
+		e.reapVanished(ctx, nodes, listed, round, dry, &r)
 	}
 	return r
 }

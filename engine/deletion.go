@@ -28,7 +28,7 @@ const OpDelete Op = "delete_provider"
 // the source's positive proof of deletion in two cycles at least
 // DeleteGrace apart, the owner marker still ours just before the delete,
 // and no allocations. Too many at once is treated as a fault upstream.
-func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned map[string]placement.Generation, dry bool, r *Report) {
+func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned map[string]placement.Generation, round int64, dry bool, r *Report) {
 	candidates := vanished(nodes, owned)
 	if len(candidates) == 0 {
 		return
@@ -46,7 +46,7 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned m
 		r.Errors = append(r.Errors, fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
 		return
 	}
-	ready := e.provenGone(candidates, deleted, present, dry)
+	ready := e.provenGone(candidates, deleted, present, round, dry)
 	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
 		r.Errors = append(r.Errors, fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
@@ -81,14 +81,16 @@ func vanished(nodes []hostabi.Node, owned map[string]placement.Generation) []str
 	return out
 }
 
-// provenGone records proofs and returns the uuids proven in an earlier
-// cycle too, at least DeleteGrace ago. Answers about uuids the engine did
-// not ask for are ignored.
-func (e *Engine) provenGone(asked, deleted, present []string, dry bool) []string {
+// provenGone records proofs and returns the uuids proven deleted in this
+// cycle and in the one before it, the first at least DeleteGrace ago. A
+// cycle without a proof (the node listed, present, unknown, or a failed
+// listing) restarts the count: two proofs with a gap prove nothing about
+// the gap. Answers about uuids the engine did not ask for are ignored.
+func (e *Engine) provenGone(asked, deleted, present []string, round int64, dry bool) []string {
 	now := time.Now()
 	for _, uuid := range present {
 		if slices.Contains(asked, uuid) && !dry {
-			e.state.update(uuid, func(k *known) { k.GoneSince = time.Time{} })
+			e.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
 		}
 	}
 	var ready []string
@@ -97,14 +99,19 @@ func (e *Engine) provenGone(asked, deleted, present []string, dry bool) []string
 			continue
 		}
 		k, _ := e.state.get(uuid)
-		switch {
-		case k.GoneSince.IsZero():
-			if !dry {
-				e.state.update(uuid, func(k *known) { k.GoneSince = now })
-			}
-		case now.Sub(k.GoneSince) >= e.opts.DeleteGrace:
+		consecutive := !k.GoneSince.IsZero() && k.ProofRound == round-1
+		if consecutive && now.Sub(k.GoneSince) >= e.opts.DeleteGrace {
 			ready = append(ready, uuid)
 		}
+		if dry {
+			continue
+		}
+		e.state.update(uuid, func(k *known) {
+			if !consecutive {
+				k.GoneSince = now
+			}
+			k.ProofRound = round
+		})
 	}
 	return ready
 }
@@ -116,7 +123,7 @@ func (e *Engine) forgetProofs(nodes []hostabi.Node) {
 	for _, n := range nodes {
 		u := strings.ToLower(n.UUID)
 		if k, ok := e.state.get(u); ok && !k.GoneSince.IsZero() {
-			e.state.update(u, func(k *known) { k.GoneSince = time.Time{} })
+			e.state.update(u, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
 		}
 	}
 }

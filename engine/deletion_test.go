@@ -84,3 +84,20 @@ func TestResourceClassChangeOnOccupiedNodeKeepsTheOldClassReserved(t *testing.T)
 		t.Fatalf("old class kept after it was freed: %+v", p.Inventories)
 	}
 }
+
+func TestDeletionProofsMustBeInConsecutiveCycles(t *testing.T) {
+	r := newRig(t, 3)
+	r.cleanCycle()
+	gone := nodeUUID(2)
+	r.src.set(func(s *source) { s.nodes = s.nodes[:2]; s.gone[gone] = true })
+	r.cleanCycle() // first proof
+	r.src.set(func(s *source) { s.failNodes = errBoom })
+	r.cycle() // a failed listing: this cycle proves nothing
+	r.src.set(func(s *source) { s.failNodes = nil })
+	if rep := r.cleanCycle(); rep.Deleted != 0 {
+		t.Fatal("two proofs with a gap between them deleted the provider")
+	}
+	if rep := r.cleanCycle(); rep.Deleted != 1 {
+		t.Fatalf("two consecutive proofs must delete: %+v", rep)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -17,8 +18,11 @@ type known struct {
 	// Retained lists classes the source no longer reports but that still
 	// have allocations: kept, fully reserved, until they are free.
 	Retained []string `json:",omitempty"`
-	// GoneSince is when the source first proved the node deleted.
-	GoneSince time.Time `json:",omitzero"`
+	// GoneSince is when the source first proved the node deleted, and
+	// ProofRound the cycle of the latest proof: proofs count only in
+	// consecutive cycles.
+	GoneSince  time.Time `json:",omitzero"`
+	ProofRound int64     `json:",omitempty"`
 }
 
 // State caches known providers between cycles, and between processes
@@ -29,11 +33,13 @@ type State struct {
 	providers map[string]known
 	path      string
 	key       string // endpoint and engine id the file belongs to
+	round     int64  // cycles started, for consecutive deletion proofs
 }
 
 type stateFile struct {
 	Version   int              `json:"version"`
 	Key       string           `json:"key"`
+	Round     int64            `json:"round"`
 	Providers map[string]known `json:"providers"`
 }
 
@@ -63,6 +69,7 @@ func LoadState(path, key string) (*State, error) {
 	if f.Providers != nil {
 		s.providers = f.Providers
 	}
+	s.round = f.Round
 	return s, nil
 }
 
@@ -72,7 +79,7 @@ func (s *State) Save() error {
 		return nil
 	}
 	s.mu.Lock()
-	b, err := json.Marshal(stateFile{stateVersion, s.key, s.providers})
+	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers})
 	s.mu.Unlock()
 	if err != nil {
 		return err
@@ -105,7 +112,7 @@ func (s *State) put(uuid string, k known) {
 func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince}
+		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound}
 	}
 	s.mu.Unlock()
 }
@@ -119,8 +126,32 @@ func (s *State) update(uuid string, f func(*known)) {
 	s.mu.Unlock()
 }
 
+// claim adds to what the engine manages on a provider before a write
+// that may add it: if the answer is lost (the server applied it, the
+// client timed out), the engine still knows these are its own to remove.
+func (s *State) claim(uuid string, traits, aggregates []string) {
+	s.update(uuid, func(k *known) {
+		k.Managed.Traits = sortedSet(slices.Concat(k.Managed.Traits, traits))
+		k.Managed.Aggregates = sortedSet(slices.Concat(k.Managed.Aggregates, aggregates))
+	})
+}
+
 func (s *State) drop(uuid string) {
 	s.mu.Lock()
 	delete(s.providers, uuid)
 	s.mu.Unlock()
+}
+
+// nextRound counts a cycle and returns its number.
+func (s *State) nextRound() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.round++
+	return s.round
+}
+
+func (s *State) peekRound() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.round
 }

@@ -71,6 +71,9 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		if dry {
 			return planned(o, ws), ws, conflicts, nil
 		}
+		if len(ws) > 0 {
+			e.state.claim(d.UUID, d.Traits, d.Aggregates)
+		}
 		after, err := e.apply(ctx, d, o, ws)
 		switch {
 		case err == nil:
