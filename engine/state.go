@@ -34,6 +34,7 @@ type State struct {
 	path      string
 	key       string // endpoint and engine id the file belongs to
 	round     int64  // cycles started, for consecutive deletion proofs
+	dirty     bool   // changed since loaded or saved
 }
 
 type stateFile struct {
@@ -73,17 +74,29 @@ func LoadState(path, key string) (*State, error) {
 	return s, nil
 }
 
-// Save writes the cache atomically (temp file, then rename).
+// Save writes the cache atomically (temp file, then rename), and only if
+// something changed: an idle cycle at 10,000 nodes would rewrite 3 MB.
 func (s *State) Save() error {
-	if s.path == "" {
+	s.mu.Lock()
+	if s.path == "" || !s.dirty {
+		s.mu.Unlock()
 		return nil
 	}
-	s.mu.Lock()
 	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers})
+	s.dirty = false
 	s.mu.Unlock()
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.write(b)
 	}
+	if err != nil {
+		s.mu.Lock()
+		s.dirty = true // try again next time
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *State) write(b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
@@ -103,6 +116,7 @@ func (s *State) get(uuid string) (known, bool) {
 
 func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
+	s.dirty = true
 	s.providers[uuid] = k
 	s.mu.Unlock()
 }
@@ -111,6 +125,7 @@ func (s *State) put(uuid string, k known) {
 // manages on it, so a re-read still knows which traits are its own.
 func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
+	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
 		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound}
 	}
@@ -120,6 +135,7 @@ func (s *State) invalidate(uuid string) {
 // update changes one provider's entry under the lock.
 func (s *State) update(uuid string, f func(*known)) {
 	s.mu.Lock()
+	s.dirty = true
 	k := s.providers[uuid]
 	f(&k)
 	s.providers[uuid] = k
@@ -138,15 +154,24 @@ func (s *State) claim(uuid string, traits, aggregates []string) {
 
 func (s *State) drop(uuid string) {
 	s.mu.Lock()
+	s.dirty = true
 	delete(s.providers, uuid)
 	s.mu.Unlock()
 }
 
-// nextRound counts a cycle and returns its number.
+// nextRound counts a cycle and returns its number. The count must reach
+// the file only while a deletion proof is pending (a lost round could
+// make two proofs look consecutive), so only then does it dirty it.
 func (s *State) nextRound() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.round++
+	for _, k := range s.providers {
+		if !k.GoneSince.IsZero() {
+			s.dirty = true
+			break
+		}
+	}
 	return s.round
 }
 

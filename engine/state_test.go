@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestStateRoundTripAndCorruption(t *testing.T) {
@@ -43,3 +44,37 @@ func FuzzLoadState(f *testing.F) {
 		}
 	})
 }
+
+func TestSaveWritesOnlyWhenSomethingChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s, _ := LoadState(path, "k")
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("an unchanged cache was written")
+	}
+	s.put("u", known{Observed: Observed{Exists: true, Generation: "1"}})
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	s.Save()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("a saved cache was written again with no change")
+	}
+	s.nextRound()
+	s.Save()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatal("a new round with no pending proof dirtied the cache")
+	}
+	s.update("u", func(k *known) { k.GoneSince = time.Now() })
+	s.Save()
+	os.Remove(path)
+	s.nextRound()
+	if s.Save(); !exists(path) {
+		t.Fatal("a round with a pending proof must be saved")
+	}
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }

@@ -30,7 +30,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 	exists, adopting := listed != "", false
 	conflicts := 0
 	for attempt := 1; ; attempt++ {
-		o, _, err := e.observe(ctx, d.UUID, exists, listed)
+		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
 		if errors.Is(err, placement.ErrNotFound) {
 			exists, listed = false, ""
 			continue
@@ -77,8 +77,10 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		after, err := e.apply(ctx, d, o, ws)
 		switch {
 		case err == nil:
-			e.state.put(d.UUID, known{Observed: after, Retained: retained,
-				Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}})
+			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}}
+			if fresh || len(ws) > 0 || !sameKnown(prev, now) {
+				e.state.put(d.UUID, now) // an idle provider leaves the cache clean: no save
+			}
 			return planned(o, ws), ws, conflicts, nil
 		case attempt >= e.opts.MaxAttempts:
 			return unchanged, nil, conflicts, fmt.Errorf("provider %s: gave up after %d attempts: %w", d.UUID, attempt, err)
@@ -305,4 +307,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// sameKnown compares what a put would change when the observation came
+// from the cache unchanged.
+func sameKnown(a, b known) bool {
+	return a.GoneSince.IsZero() && slices.Equal(a.Retained, b.Retained) &&
+		slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates)
 }
