@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"reflect"
+
+	"github.com/rpengine/rpengine/engine/placement"
 	"os"
 	"path/filepath"
 	"testing"
@@ -78,3 +81,24 @@ func TestSaveWritesOnlyWhenSomethingChanged(t *testing.T) {
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// The file is written with encoding/json and read with json v2: the two
+// must agree on every field.
+func TestStateFileReadsBackExactly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s, _ := LoadState(path, "k")
+	want := known{Observed: Observed{Exists: true, Generation: "99",
+		Inventory: map[string]placement.Inventory{"CUSTOM_X": {Total: 1, Reserved: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1.5}},
+		Traits:    []string{"A"}, Aggregates: []string{"g"}},
+		Managed: Managed{Traits: []string{"A"}}, Retained: []string{"CUSTOM_OLD"}, GoneSince: time.Unix(100, 5).UTC(), ProofRound: 7}
+	s.put("u", want)
+	s.nextRound()
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := LoadState(path, "k")
+	got, _ := s2.get("u")
+	if err != nil || !reflect.DeepEqual(got, want) || s2.round != 1 {
+		t.Fatalf("%v\n got %+v\nwant %+v", err, got, want)
+	}
+}

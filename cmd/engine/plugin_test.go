@@ -22,7 +22,8 @@ func TestPluginInspect(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{"abi version:   1\n", "name:          fake\n", "version:       1\n",
-		"capabilities:  confirm_deleted\n", "host imports:  none\n"} {
+		"capabilities:  confirm_deleted\n",
+		"host imports:  rpengine.http_request, rpengine.http_response_read"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

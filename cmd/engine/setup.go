@@ -51,19 +51,33 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Starting the plugin (a child process, compiled code from the cache)
+	// overlaps with Placement and the state file: restarts are faster.
+	type loaded struct {
+		p   *wasmhost.Plugin
+		err error
+	}
+	plug := make(chan loaded, 1)
+	go func() {
+		p, err := loadPlugin(ctx, cfg, c, log)
+		plug <- loaded{p, err}
+	}()
 	pc, err := c.connect(ctx, cfg, nil)
 	if err != nil {
+		if l := <-plug; l.p != nil {
+			l.p.Close(ctx)
+		}
 		return nil, err
 	}
-	plugin, err := loadPlugin(ctx, cfg, c, log)
-	if err != nil {
-		return nil, err
-	}
-	key := c.stateKey(cfg)
-	state, err := engine.LoadState(cfg.Engine.StateFile, key)
+	state, err := engine.LoadState(cfg.Engine.StateFile, c.stateKey(cfg))
 	if err != nil {
 		log.Warn("state cache ignored", "err", err)
 	}
+	l := <-plug
+	if l.err != nil {
+		return nil, l.err
+	}
+	plugin := l.p
 	eng := engine.New(plugin, pc, policy(cfg), options(cfg), state, log)
 	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng}, nil
 }
