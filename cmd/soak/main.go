@@ -23,6 +23,7 @@ func main() {
 	flag.StringVar(&cfg.Plugin, "plugin", "build/plugins/fake.wasm", "the fake plugin, for -mode wasm")
 	flag.DurationVar(&cfg.ClientTimeout, "client-timeout", 250*time.Millisecond, "Placement client time limit per request")
 	flag.IntVar(&cfg.ProgressEvery, "progress", 500, "print progress every this many cycles")
+	flag.StringVar(&cfg.Trace, "trace", "", "a node uuid whose history to print (to investigate a violation)")
 	out := flag.String("out", "SOAK.md", "report file (\"-\": stdout only)")
 	flag.Parse()
 

@@ -21,6 +21,7 @@ type cyclePlan struct {
 	timeoutIn                          string  // operation that overruns its time limit
 	trapIn                             string  // Wasm: operation the faulty plugin instance answers
 	hostile                            int     // nodes whose record is garbled
+	hostileKind                        string  // how
 	filter                             bool    // the source filters by the requested scope
 
 	// Mid-cycle world events: instances landing during the node listing
@@ -42,6 +43,13 @@ type plannedFault struct {
 	fault placementfake.Fault
 }
 
+// Salts separating the random streams.
+const (
+	planSalt     = 0x706c616e
+	midCycleSalt = 0x6d6964
+	phaseSalt    = 0x7068617365
+)
+
 // Restart kinds.
 const (
 	crashKeepState = "crash_keep_state"
@@ -52,13 +60,26 @@ const (
 
 // planCycle draws the faults of one chaos cycle; a quiet cycle has none.
 func (r *Runner) planCycle(quiet bool) *cyclePlan {
-	rng := r.w.rng
-	p := &cyclePlan{quiet: quiet, rng: rand.New(rand.NewPCG(r.cfg.Seed, uint64(r.cycle))), writers: map[int]string{}}
+	// Streams of their own per cycle: the plan must not shift when the
+	// world took another turn (a landing depends on the engine's timing).
+	rng := rand.New(rand.NewPCG(r.cfg.Seed^planSalt, uint64(r.cycle)))
+	p := &cyclePlan{quiet: quiet, rng: rand.New(rand.NewPCG(r.cfg.Seed^midCycleSalt, uint64(r.cycle))), writers: map[int]string{}}
 	p.filter = rng.IntN(2) == 0
+	chance := func(percent int) bool { return rng.IntN(1000) < percent*10 }
+	// Other writers are not faults: the scheduler and operators work
+	// in quiet phases too, mid-cycle included.
+	if chance(30) {
+		p.landDuring = 1 + rng.IntN(2)
+	}
+	if chance(20) {
+		p.landBetween = 1
+	}
+	for range rng.IntN(3) {
+		p.writers[1+rng.IntN(8)] = []string{"instance_lands", "foreign_trait", "generation_bump"}[rng.IntN(3)]
+	}
 	if quiet {
 		return p
 	}
-	chance := func(percent int) bool { return rng.IntN(1000) < percent*10 }
 	switch x := rng.IntN(100); {
 	case x < 3:
 		p.nodesErr = true
@@ -70,30 +91,22 @@ func (r *Runner) planCycle(quiet bool) *cyclePlan {
 		p.timeoutIn = []string{"list_nodes", "list_instances", "confirm_deleted"}[rng.IntN(3)]
 	case x < 13:
 		p.confirmErr = true
-	case x < 15 && r.cfg.Mode == ModeWasm:
+	case x < 17 && r.cfg.Mode == ModeWasm:
 		p.trapIn = []string{"list_nodes", "list_instances", "confirm_deleted"}[rng.IntN(3)]
 	}
 	if chance(15) {
 		p.hostile = 1 + rng.IntN(3)
-	}
-	if chance(30) {
-		p.landDuring = 1 + rng.IntN(2)
-	}
-	if chance(20) {
-		p.landBetween = 1
-	}
-	for range rng.IntN(3) {
-		p.writers[1+rng.IntN(8)] = []string{"instance_lands", "foreign_trait", "generation_bump"}[rng.IntN(3)]
+		p.hostileKind = hostileKinds[rng.IntN(len(hostileKinds))]
 	}
 	switch x := rng.IntN(1000); {
-	case x < 12:
-		p.restart, p.at = crashKeepState, 1+rng.IntN(6)
-	case x < 16:
-		p.restart, p.at = crashLoseState, 1+rng.IntN(6)
-	case x < 22:
+	case x < 20:
+		p.restart, p.at = crashKeepState, 1+rng.IntN(3)
+	case x < 28:
+		p.restart, p.at = crashLoseState, 1+rng.IntN(3)
+	case x < 36:
 		p.restart = crashInListing
-	case x < 30:
-		p.restart, p.at = gracefulStop, 1+rng.IntN(6)
+	case x < 46:
+		p.restart, p.at = gracefulStop, 1+rng.IntN(3)
 	}
 	for range rng.IntN(3) {
 		p.placement = append(p.placement, r.drawFault(rng))
@@ -122,32 +135,46 @@ func anyPath(rng *rand.Rand) (method, path string) {
 	return "", ""
 }
 
+// faultWeights: conflicts most, timeouts least (each costs a client
+// time limit of wall time).
+var faultWeights = []struct {
+	kind   string
+	weight int
+}{
+	{"conflict_storm", 4}, {"status_5xx", 2}, {"dropped_connection", 2},
+	{"slow_answers", 2}, {"provider_vanishes", 1}, {"timeout", 1},
+}
+
 // drawFault draws one Placement fault. Delays stay short except the
 // timeouts, which just exceed the client's time limit.
 func (r *Runner) drawFault(rng *rand.Rand) plannedFault {
+	total := 0
+	for _, fw := range faultWeights {
+		total += fw.weight
+	}
+	x, kind := rng.IntN(total), ""
+	for _, fw := range faultWeights {
+		if x < fw.weight {
+			kind = fw.kind
+			break
+		}
+		x -= fw.weight
+	}
 	method, path := anyPath(rng)
 	f := placementfake.Fault{Method: method, Path: path, Times: 1 + rng.IntN(4)}
-	kind := ""
-	switch rng.IntN(7) {
-	case 0, 1:
-		kind = "conflict_storm"
+	switch kind {
+	case "conflict_storm":
 		f = placementfake.Fault{Method: "PUT", Path: writePaths[rng.IntN(len(writePaths))], Conflict: true, Times: 1 + rng.IntN(8)}
-	case 2:
-		kind = "status_5xx"
-		f.Status = []int{500, 502, 503}[rng.IntN(3)]
-		f.Every = 1 + rng.IntN(3)
-	case 3:
-		kind = "timeout"
-		f.Delay, f.Times = r.cfg.ClientTimeout+50*time.Millisecond, 1
-	case 4:
-		kind = "dropped_connection"
+	case "status_5xx":
+		f.Status, f.Every = []int{500, 502, 503}[rng.IntN(3)], 1+rng.IntN(3)
+	case "dropped_connection":
 		f.Drop = true
-	case 5:
-		kind = "slow_answers"
+	case "slow_answers":
 		f.Delay, f.Every, f.Times = time.Duration(1+rng.IntN(8))*time.Millisecond, 1+rng.IntN(4), 30
-	case 6:
-		kind = "provider_vanishes"
+	case "provider_vanishes":
 		f = placementfake.Fault{Method: "PUT", Path: writePaths[rng.IntN(len(writePaths))], Vanish: true, Times: 1}
+	case "timeout":
+		f.Delay, f.Times = r.cfg.ClientTimeout+50*time.Millisecond, 1
 	}
 	return plannedFault{kind, f}
 }

@@ -55,6 +55,14 @@ func (g *gate) arm(hook func(n int)) {
 	g.mu.Unlock()
 }
 
+// drain waits until no request is being served.
+func (g *gate) drain() {
+	deadline := time.Now().Add(2 * time.Second)
+	for g.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // settle waits until no request of a cancelled engine is still being
 // served, so none of them lands in the next cycle's request log.
 func (g *gate) settle() {

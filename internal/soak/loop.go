@@ -55,7 +55,7 @@ func (r *Runner) step(c int) error {
 	r.applyHostile()
 	r.countPlan(r.plan)
 	r.snapNodes, r.snapInstances, r.listedNodes, r.listedInstance = nil, nil, false, false
-	r.confirmAsked, r.restarted = nil, ""
+	r.confirmAsked, r.restarted, r.calls, r.landedBeforeNodesReturned = nil, "", nil, nil
 	r.mu.Unlock()
 
 	r.fake.ResetRequests()
@@ -67,7 +67,10 @@ func (r *Runner) step(c int) error {
 	r.cancel = cancel
 	r.gate.arm(r.midCycleHook(r.plan))
 
+	t0 := time.Now()
 	rep, panicked := r.runCycle(ctx)
+	r.rep.EngineTime += time.Since(t0)
+	r.gate.drain() // requests the client gave up on, still being served
 
 	cancel()
 	r.gate.arm(nil)
@@ -75,9 +78,19 @@ func (r *Runner) step(c int) error {
 	for _, in := range injected {
 		r.rep.Fired[in.kind] += in.in.Fired()
 	}
-	crashed := r.restarted == crashKeepState || r.restarted == crashLoseState || r.restarted == crashInListing
+	struck := r.restarted != ""
+	if !struck && r.plan.restart != "" && r.plan.restart != gracefulStop {
+		// The cycle made fewer writes than the crash waited for: the
+		// process dies after the cycle instead, before saving its state.
+		r.restarted = r.plan.restart
+	}
+	crashed := r.restarted != "" && r.restarted != gracefulStop
 	if crashed {
 		r.gate.settle()
+	}
+	if r.cfg.Trace != "" {
+		r.trace(r.cfg.Trace, "cycle done: quiet=%v restart=%q plan=%+v errors=%d", quiet, r.restarted,
+			*r.plan, len(rep.Errors))
 	}
 	r.rep.Cycles++
 	if quiet {
@@ -86,9 +99,11 @@ func (r *Runner) step(c int) error {
 	if len(rep.Errors) > 0 {
 		r.rep.CyclesWithErrors++
 	}
+	t0 = time.Now()
 	r.check(c, rep, panicked)
+	r.rep.CheckTime += time.Since(t0)
 	r.clearHostile()
-	return r.afterCycle(crashed)
+	return r.afterCycle(crashed, struck)
 }
 
 type injectedFault struct {
@@ -136,7 +151,7 @@ func (r *Runner) midCycleHook(p *cyclePlan) func(n int) {
 
 // afterCycle saves the state as the daemon does after each cycle, or
 // restarts the engine the way the plan crashed or stopped it.
-func (r *Runner) afterCycle(crashed bool) error {
+func (r *Runner) afterCycle(crashed, struck bool) error {
 	switch {
 	case r.restarted == "":
 		r.save()
@@ -158,7 +173,11 @@ func (r *Runner) afterCycle(crashed bool) error {
 			}
 		}
 	}
-	r.rep.Restarts[r.restarted]++
+	kind := r.restarted
+	if !struck {
+		kind += "_after_cycle"
+	}
+	r.rep.Restarts[kind]++
 	return r.startEngine()
 }
 
@@ -187,7 +206,7 @@ func (r *Runner) nextPhase() {
 		return
 	}
 	if r.quietRun > 0 {
-		r.quietRun, r.phaseLeft = 0, 3+r.w.rng.IntN(14)
+		r.quietRun, r.phaseLeft = 0, 3+r.phases.IntN(14)
 	} else {
 		r.quietRun, r.quietStart, r.phaseLeft = 1, r.cycle, r.cfg.QuietLen-1
 	}
@@ -195,9 +214,10 @@ func (r *Runner) nextPhase() {
 
 // applyHostile garbles a few nodes' records for this cycle.
 func (r *Runner) applyHostile() {
-	for range r.plan.hostile {
-		if n := r.w.pick(func(n *wnode) bool { return n.enrolled && n.hostile == "" }); n != nil {
-			n.hostile = hostileKinds[r.w.rng.IntN(len(hostileKinds))]
+	p := r.plan
+	for range p.hostile {
+		if n := r.w.pickWith(p.rng, func(n *wnode) bool { return n.enrolled && n.hostile == "" }); n != nil {
+			n.hostile = p.hostileKind
 			r.rep.Faults["source_hostile_"+n.hostile]++
 		}
 	}

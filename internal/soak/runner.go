@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,8 +32,9 @@ type Config struct {
 	// MaxDuration ends the run early (the report says so); 0: no bound.
 	MaxDuration time.Duration
 	Mode        string // ModeMemory (default) or ModeWasm
-	// Plugin is the fake plugin's .wasm file, for ModeWasm.
-	Plugin string
+	// Plugin is the fake plugin's .wasm file, for ModeWasm; CacheDir its
+	// compilation cache ("" = the user's cache directory).
+	Plugin, CacheDir string
 	// ClientTimeout is the Placement client's per-request limit; the
 	// injected timeouts just exceed it, so keep it small.
 	ClientTimeout time.Duration
@@ -41,20 +44,32 @@ type Config struct {
 	QuietLen int
 	// Dir holds the state file; "" makes a temporary one.
 	Dir string
-	// Progress, if set, gets a line every ProgressEvery cycles.
+	// Progress, if set, gets a line every ProgressEvery cycles, and each
+	// violation as it happens.
 	Progress      io.Writer
 	ProgressEvery int
+	// Trace, a node uuid, writes that node's history to Progress: world
+	// events, what the source said about it, the engine's requests.
+	Trace string
 }
 
 func (c *Config) defaults() {
 	if c.Mode == "" {
 		c.Mode = ModeMemory
 	}
+	if c.CacheDir == "" {
+		c.CacheDir = DefaultCacheDir()
+	}
 	if c.ClientTimeout == 0 {
 		c.ClientTimeout = 250 * time.Millisecond
 	}
 	if c.SourceTimeout == 0 {
+		// An overrun waits this out: short in memory; in Wasm a call
+		// must also fit a healthy listing of the whole world.
 		c.SourceTimeout = 20 * time.Millisecond
+		if c.Mode == ModeWasm {
+			c.SourceTimeout = time.Second
+		}
 	}
 	if c.QuietLen < 2 {
 		c.QuietLen = 3
@@ -114,7 +129,12 @@ type Runner struct {
 	snapInstances               []hostabi.Instance
 	listedNodes, listedInstance bool
 	confirmAsked                []string
-	restarted                   string // the restart that struck this cycle
+	// calls is the order the engine called the source in; the instances
+	// that existed when the node listing returned must all be in the
+	// instance listing (nodes first, then instances).
+	calls                     []string
+	landedBeforeNodesReturned []hostabi.Instance
+	restarted                 string // the restart that struck this cycle
 
 	foreignTraits, foreignAggs map[string]map[string]bool
 	// tolerated: former node traits a crashed engine may have added
@@ -127,6 +147,15 @@ type Runner struct {
 	quietStart       int
 	phaseLeft        int
 	stale            map[string]bool
+	recent           []string // nodes changed lately: where other writers strike
+	phases           *rand.Rand
+	pending          []scheduled // world changes due in later cycles
+	// For the proof check: the cycles the source proved a node deleted
+	// in, the last cycle a listing that reached the engine held it, and
+	// the cycle the running engine process started at.
+	proofs       map[string][]int
+	lastListed   map[string]int
+	processStart int
 }
 
 // New prepares a soak; Close releases it.
@@ -140,6 +169,8 @@ func New(cfg Config) (*Runner, error) {
 		foreignTraits: map[string]map[string]bool{}, foreignAggs: map[string]map[string]bool{},
 		tolerated: map[string]map[string]bool{}, leaks: map[string]winstance{},
 		foreignProviders: map[string]bool{}, stale: map[string]bool{},
+		phases: rand.New(rand.NewPCG(cfg.Seed^phaseSalt, 0)),
+		proofs: map[string][]int{}, lastListed: map[string]int{},
 	}
 	r.gate = newGate(r.fake)
 	r.nova = newNova(r.fake.URL())
@@ -194,9 +225,17 @@ func (r *Runner) startEngine() error {
 		return fmt.Errorf("soak: engine start: %w", err)
 	}
 	r.state, _ = engine.LoadState(r.statePath, "soak") // a missing file is a cold start
+	r.processStart = r.cycle + 1
 	r.stop = make(chan struct{})
 	r.eng = engine.New(r.src, pc, r.pol.Policy, engine.Options{
 		Concurrency: 4, MaxAttempts: 6, DeleteGrace: 0, DeleteLimit: 0.1, Stop: r.stop,
 	}, r.state, nil)
 	return nil
+}
+
+// trace writes one line of the traced node's history.
+func (r *Runner) trace(u, format string, args ...any) {
+	if r.cfg.Trace != "" && r.cfg.Progress != nil && strings.EqualFold(u, r.cfg.Trace) {
+		fmt.Fprintf(r.cfg.Progress, "trace cycle %d: %s\n", r.cycle, fmt.Sprintf(format, args...))
+	}
 }

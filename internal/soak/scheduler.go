@@ -28,6 +28,7 @@ func (r *Runner) land(rng *rand.Rand) bool {
 		return false
 	}
 	r.w.instances[inst] = &winstance{uuid: inst, node: n.UUID, class: class}
+	r.touch(n.UUID)
 	n.InstanceUUID, n.ProvisionState, n.TargetProvisionState = inst, "deploying", "active"
 	return true
 }
@@ -63,6 +64,7 @@ func (r *Runner) deleteInstance(rng *rand.Rand) bool {
 		}
 	}
 	delete(r.w.instances, in.uuid)
+	r.touch(in.node)
 	if n := r.w.byUUID[in.node]; n != nil && n.InstanceUUID == in.uuid {
 		n.InstanceUUID, n.ProvisionState, n.TargetProvisionState = "", "cleaning", "available"
 	}
@@ -83,6 +85,7 @@ func (r *Runner) changeClass(rng *rand.Rand) bool {
 	for n.ResourceClass == old {
 		n.ResourceClass = classes[rng.IntN(len(classes))]
 	}
+	r.touch(n.UUID)
 	if n.InstanceUUID != "" {
 		r.rep.Events["class_change_occupied"]++
 	}
@@ -92,11 +95,15 @@ func (r *Runner) changeClass(rng *rand.Rand) bool {
 // otherWriter edits a provider the engine manages, as an operator or
 // another service would.
 func (r *Runner) otherWriter(kind string, rng *rand.Rand) bool {
-	n := r.w.pick(func(n *wnode) bool { _, ok := r.fake.Provider(n.UUID); return ok })
-	if n == nil {
+	var u string
+	if len(r.recent) > 0 && rng.IntN(2) == 0 {
+		u = r.recent[rng.IntN(len(r.recent))]
+	} else if n := r.w.pick(func(*wnode) bool { return true }); n != nil {
+		u = n.UUID
+	}
+	if _, ok := r.fake.Provider(u); !ok {
 		return false
 	}
-	u := n.UUID
 	switch kind {
 	case "foreign_trait":
 		t := foreignPool[rng.IntN(len(foreignPool))]

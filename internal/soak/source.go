@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -35,6 +36,15 @@ func (r *Runner) serveNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error
 		nodes = slices.DeleteFunc(nodes, func(hostabi.Node) bool { return p.rng.Float64() < p.partial })
 	}
 	r.snapNodes, r.listedNodes = nodes, true
+	if p.restart != crashInListing { // that listing never reaches the engine
+		for _, n := range nodes {
+			r.lastListed[strings.ToLower(n.UUID)] = r.cycle
+		}
+	}
+	if r.cfg.Trace != "" {
+		listed := slices.ContainsFunc(nodes, func(n hostabi.Node) bool { return strings.EqualFold(n.UUID, r.cfg.Trace) })
+		r.trace(r.cfg.Trace, "listed=%v (hostile %q, partial %v)", listed, r.w.byUUID[r.cfg.Trace].hostile, p.partial)
+	}
 	r.mu.Unlock()
 
 	// The race nova lost providers to: instances land after the node
@@ -42,7 +52,14 @@ func (r *Runner) serveNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error
 	for range p.landDuring {
 		r.midCycle("instance_lands_during_node_listing", func() bool { return r.land(p.rng) })
 	}
+	r.mu.Lock()
+	r.calls = append(r.calls, "nodes")
+	r.landedBeforeNodesReturned = r.w.instanceList()
+	r.mu.Unlock()
 	if p.restart == crashInListing {
+		r.mu.Lock()
+		r.restarted = crashInListing
+		r.mu.Unlock()
 		r.cancel()
 	}
 	return cloneNodes(nodes), nil
@@ -58,6 +75,7 @@ func (r *Runner) serveInstances() ([]hostabi.Instance, error) {
 	if err := sourceFault(p.instancesErr, p.timeoutIn == "list_instances", "list_instances"); err != nil {
 		return nil, err
 	}
+	r.calls = append(r.calls, "instances")
 	r.snapInstances, r.listedInstance = r.w.instanceList(), true
 	return slices.Clone(r.snapInstances), nil
 }
@@ -71,6 +89,12 @@ func (r *Runner) serveConfirm(uuids []string) (deleted, present []string, err er
 	}
 	r.confirmAsked = append(r.confirmAsked, uuids...)
 	deleted, present = r.w.confirm(uuids)
+	for _, u := range deleted {
+		r.proved(strings.ToLower(u))
+	}
+	if slices.Contains(uuids, r.cfg.Trace) {
+		r.trace(r.cfg.Trace, "confirm_deleted asked: deleted=%v", slices.Contains(deleted, r.cfg.Trace))
+	}
 	return deleted, present, nil
 }
 
@@ -146,4 +170,11 @@ func (s *memSource) wait(ctx context.Context, err error) error {
 		err = ctx.Err()
 	}
 	return err
+}
+
+// proved records that the source proved u deleted this cycle.
+func (r *Runner) proved(u string) {
+	if ps := r.proofs[u]; len(ps) == 0 || ps[len(ps)-1] != r.cycle {
+		r.proofs[u] = append(ps, r.cycle)
+	}
 }

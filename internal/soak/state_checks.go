@@ -20,6 +20,37 @@ func (r *Runner) providers() map[string]placementfake.ProviderState {
 	return out
 }
 
+// forgetVanished drops what a provider deleted by a Vanish fault lost:
+// foreign traits and aggregates, allocations. Only what is really gone,
+// because mid-cycle writers may have added to the recreated provider
+// after the fault, and the request log does not order the two.
+func (r *Runner) forgetVanished(vanished map[string]bool, ps map[string]placementfake.ProviderState) {
+	for u := range vanished {
+		p := ps[u]
+		for t := range r.foreignTraits[u] {
+			if !slices.Contains(p.Traits, t) {
+				delete(r.foreignTraits[u], t)
+			}
+		}
+		for a := range r.foreignAggs[u] {
+			if !slices.Contains(p.Aggregates, a) {
+				delete(r.foreignAggs[u], a)
+			}
+		}
+		for _, in := range r.w.instances {
+			if in.node == u && in.class != "" && p.Usages[in.class] == 0 {
+				in.class = ""
+			}
+		}
+		for c, in := range r.leaks {
+			if in.node == u && p.Usages[in.class] == 0 {
+				delete(r.leaks, c)
+			}
+		}
+		delete(r.tolerated, u)
+	}
+}
+
 // checkState runs the invariants that hold after every cycle, faults or
 // not: allocations, foreign edits, no stray providers.
 func (r *Runner) checkState(c int, ps map[string]placementfake.ProviderState, log []placementfake.Request) {

@@ -107,9 +107,11 @@ func (w *World) setTraits(n *wnode, ts []string) {
 }
 
 // pick returns a random node satisfying ok, or nil after a few misses.
-func (w *World) pick(ok func(*wnode) bool) *wnode {
+func (w *World) pick(ok func(*wnode) bool) *wnode { return w.pickWith(w.rng, ok) }
+
+func (w *World) pickWith(rng *rand.Rand, ok func(*wnode) bool) *wnode {
 	for range 20 {
-		if n := w.nodes[w.rng.IntN(len(w.nodes))]; ok(n) {
+		if n := w.nodes[rng.IntN(len(w.nodes))]; ok(n) {
 			return n
 		}
 	}
