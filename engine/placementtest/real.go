@@ -14,12 +14,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rpengine/rpengine/internal/testenv"
 )
 
 const (
 	// EnvRequire set to "1" turns "Placement is not installed" from a skip
 	// into a failure, for CI jobs that must run the end-to-end tests.
-	EnvRequire = "RPENGINE_REQUIRE_E2E"
+	EnvRequire = testenv.EnvRequire
 	// EnvURL points at an already running Placement to use instead of
 	// starting one (token "admin" must be accepted, i.e. noauth2).
 	EnvURL = "RPENGINE_PLACEMENT_URL"
@@ -134,37 +136,13 @@ func requireInstalled(t testing.TB) {
 			installed.why = fmt.Sprintf("real Placement not installed (%s -c 'import placement': %v); run scripts/placement/install.sh", python, err)
 		}
 	})
-	if installed.why == "" {
-		return
+	if installed.why != "" {
+		testenv.Unavailable(t, installed.why)
 	}
-	if os.Getenv(EnvRequire) == "1" {
-		t.Fatalf("%s (and %s=1)", installed.why, EnvRequire)
-	}
-	t.Skip(installed.why)
 }
 
-// serveScript finds scripts/placement/serve.py by walking up from the
-// working directory to the directory holding go.mod.
-func serveScript() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			script := filepath.Join(dir, "scripts", "placement", "serve.py")
-			if _, err := os.Stat(script); err != nil {
-				return "", fmt.Errorf("placement launcher missing: %w", err)
-			}
-			return script, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+// serveScript finds scripts/placement/serve.py in the repository.
+func serveScript() (string, error) { return testenv.RepoFile("scripts/placement/serve.py") }
 
 // process is one running Placement.
 type process struct {

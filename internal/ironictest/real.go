@@ -14,12 +14,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rpengine/rpengine/internal/testenv"
 )
 
 const (
 	// EnvRequire set to "1" turns "Ironic is not installed" from a skip
 	// into a failure, for CI jobs that must run the end-to-end tests.
-	EnvRequire = "RPENGINE_REQUIRE_E2E"
+	EnvRequire = testenv.EnvRequire
 
 	// python is Debian's interpreter: the one on PATH may be a pyenv shim
 	// that cannot import python3-ironic.
@@ -93,37 +95,14 @@ func requireInstalled(t testing.TB) {
 		}
 		installed.pkg = strings.TrimSpace(string(out))
 	})
-	if installed.why == "" {
-		return
+	if installed.why != "" {
+		testenv.Unavailable(t, installed.why)
 	}
-	if os.Getenv(EnvRequire) == "1" {
-		t.Fatalf("%s (and %s=1)", installed.why, EnvRequire)
-	}
-	t.Skip(installed.why)
 }
 
-// confTemplate finds scripts/ironic/ironic.conf.in above the working
-// directory: the one config the scripts and the tests share.
-func confTemplate() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "scripts", "ironic", "ironic.conf.in")
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("ironic config template missing: %w", err)
-			}
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+// confTemplate finds scripts/ironic/ironic.conf.in, the one config the
+// scripts and the tests share.
+func confTemplate() (string, error) { return testenv.RepoFile("scripts/ironic/ironic.conf.in") }
 
 // writeConf writes dir/ironic.conf for port and database db.
 func writeConf(dir string, port int, db string) (string, error) {

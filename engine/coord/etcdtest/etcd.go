@@ -12,10 +12,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rpengine/rpengine/internal/testenv"
 )
 
 // EnvRequire set to "1" turns "etcd is not installed" into a failure.
-const EnvRequire = "RPENGINE_REQUIRE_E2E"
+const EnvRequire = testenv.EnvRequire
 
 // Start runs an etcd on free loopback ports with a data dir in t.TempDir()
 // and returns its client URL; it is stopped when the test ends. Its
@@ -27,11 +29,7 @@ func Start(t testing.TB) string {
 	}
 	bin, err := exec.LookPath("etcd")
 	if err != nil {
-		why := "etcd not installed (run scripts/etcd/install.sh)"
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatalf("%s (and %s=1)", why, EnvRequire)
-		}
-		t.Skip(why)
+		testenv.Unavailable(t, "etcd not installed (run scripts/etcd/install.sh)")
 	}
 	dir := t.TempDir()
 	for try := 0; ; try++ {
