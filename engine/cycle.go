@@ -38,7 +38,12 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	r = Report{Errors: []string{}}
 	var round int64 // dry runs count no cycle: they record no proof
 	if !dry {
-		round = e.state.nextRound()
+		var pending bool
+		if round, pending = e.state.nextRound(); pending {
+			if err := e.state.Save(); err != nil {
+				e.log.Warn("state cache not saved before the cycle", "err", err)
+			}
+		}
 	} else {
 		round = e.state.peekRound() + 1
 	}

@@ -164,20 +164,21 @@ func (s *State) drop(uuid string) {
 	s.mu.Unlock()
 }
 
-// nextRound counts a cycle and returns its number. The count must reach
-// the file only while a deletion proof is pending (a lost round could
-// make two proofs look consecutive), so only then does it dirty it.
-func (s *State) nextRound() int64 {
+// nextRound counts a cycle and returns its number, and whether a
+// deletion proof is pending: then the count must reach the file before
+// the cycle acts, or a crash could hide this cycle from the next process
+// and make two proofs around it look consecutive.
+func (s *State) nextRound() (round int64, pending bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.round++
 	for _, k := range s.providers {
 		if !k.GoneSince.IsZero() {
 			s.dirty = true
-			break
+			return s.round, true
 		}
 	}
-	return s.round
+	return s.round, false
 }
 
 func (s *State) peekRound() int64 {

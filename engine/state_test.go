@@ -66,7 +66,9 @@ func TestSaveWritesOnlyWhenSomethingChanged(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("a saved cache was written again with no change")
 	}
-	s.nextRound()
+	if _, pending := s.nextRound(); pending {
+		t.Fatal("no proof is pending")
+	}
 	s.Save()
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("a new round with no pending proof dirtied the cache")
@@ -74,7 +76,9 @@ func TestSaveWritesOnlyWhenSomethingChanged(t *testing.T) {
 	s.update("u", func(k *known) { k.GoneSince = time.Now() })
 	s.Save()
 	os.Remove(path)
-	s.nextRound()
+	if _, pending := s.nextRound(); !pending {
+		t.Fatal("a proof is pending")
+	}
 	if s.Save(); !exists(path) {
 		t.Fatal("a round with a pending proof must be saved")
 	}
