@@ -45,3 +45,12 @@ func FuzzGeneration(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteAnswerWithoutGenerationIsAnError(t *testing.T) {
+	if _, err := written("", nil); err == nil {
+		t.Fatal("a write answer without a generation was accepted")
+	}
+	if g, err := written("7", nil); err != nil || g != "7" {
+		t.Fatal(g, err)
+	}
+}

@@ -62,7 +62,7 @@ func (c *Client) SetInventories(ctx context.Context, uuid string, gen Generation
 	}
 	var out inventories
 	err := c.do(ctx, "PUT", providerPath(uuid, "inventories"), inventories{gen, inv}, &out, 200)
-	return out.Generation, err
+	return written(out.Generation, err)
 }
 
 // Traits reads a provider's traits and its generation.
@@ -79,7 +79,7 @@ func (c *Client) SetTraits(ctx context.Context, uuid string, gen Generation, set
 	}
 	var out traitSet
 	err := c.do(ctx, "PUT", providerPath(uuid, "traits"), traitSet{gen, set}, &out, 200)
-	return out.Generation, err
+	return written(out.Generation, err)
 }
 
 // Aggregates reads a provider's aggregates and its generation.
@@ -96,7 +96,7 @@ func (c *Client) SetAggregates(ctx context.Context, uuid string, gen Generation,
 	}
 	var out aggregateSet
 	err := c.do(ctx, "PUT", providerPath(uuid, "aggregates"), aggregateSet{gen, set}, &out, 200)
-	return out.Generation, err
+	return written(out.Generation, err)
 }
 
 // Usages reads what the provider's allocations consume, per class.
@@ -126,4 +126,13 @@ type traitSet struct {
 type aggregateSet struct {
 	Generation Generation `json:"resource_provider_generation"`
 	Aggregates []string   `json:"aggregates"`
+}
+
+// written checks that a successful write's answer carries the new
+// generation: without it the next write could not be guarded.
+func written(g Generation, err error) (Generation, error) {
+	if err == nil && g == "" {
+		return "", fmt.Errorf("placement answered a write without resource_provider_generation")
+	}
+	return g, err
 }
