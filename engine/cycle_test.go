@@ -211,3 +211,14 @@ func TestUnknownStandardTraitDoesNotBlockTheNode(t *testing.T) {
 		t.Fatalf("the unknown trait keeps the node busy: %+v", rep)
 	}
 }
+
+func TestARefusedTraitWriteDoesNotBlockTheReservation(t *testing.T) {
+	r := newRig(t, 1)
+	r.cleanCycle()
+	r.src.set(func(s *source) { s.nodes[0].Maintenance, s.nodes[0].Traits = true, []string{"CUSTOM_NEW"} })
+	r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/traits", Status: 400})
+	rep := r.cycle()
+	if r.reserved(nodeUUID(0)) != 1 || !errorsContain(rep.Errors, "set_traits") {
+		t.Fatalf("reserved %d, errors %v", r.reserved(nodeUUID(0)), rep.Errors)
+	}
+}

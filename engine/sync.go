@@ -200,36 +200,55 @@ func (e *Engine) read(ctx context.Context, uuid string) (Observed, error) {
 // answer returned, and returns the provider's state afterwards.
 func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (Observed, error) {
 	o.Traits, o.Aggregates = slices.Clone(o.Traits), slices.Clone(o.Aggregates)
+	var refused error // a trait write Placement refused (400)
 	for _, w := range ws {
-		var err error
-		before := o.Generation
-		switch w.Op {
-		case OpCreate:
-			var p placement.Provider
-			p, err = e.pc.CreateProvider(ctx, w.UUID, w.Name)
-			o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
-		case OpTraits:
-			var set []string
-			if set, err = e.knownTraits(ctx, w.Traits); err == nil {
-				o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, set)
-				o.Traits = set
-			}
-		case OpInventory:
-			if err = e.ensureClasses(ctx, w.Inventory); err == nil {
-				o.Generation, err = e.pc.SetInventories(ctx, w.UUID, o.Generation, w.Inventory)
-				o.Inventory = w.Inventory
-			}
-		case OpAggregates:
-			o.Generation, err = e.pc.SetAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
-			o.Aggregates = w.Aggregates
+		next, err := e.write(ctx, w, o)
+		if err != nil && w.Op == OpTraits && isBadRequest(err) {
+			// The inventory (the reservation) matters more than the
+			// traits: write it anyway and report the refusal.
+			refused = fmt.Errorf("%s: %w", w.Op, err)
+			continue
 		}
 		if err != nil {
 			return o, fmt.Errorf("%s: %w", w.Op, err)
 		}
 		e.log.Info("provider written", "node", w.UUID, "op", w.Op,
-			"generation_before", string(before), "generation_after", string(o.Generation))
+			"generation_before", string(o.Generation), "generation_after", string(next.Generation))
+		o = next
 	}
-	return o, nil
+	return o, refused
+}
+
+// write sends one write and returns the provider's state after it; on
+// error the state passed in still stands.
+func (e *Engine) write(ctx context.Context, w Write, o Observed) (Observed, error) {
+	var err error
+	switch w.Op {
+	case OpCreate:
+		var p placement.Provider
+		p, err = e.pc.CreateProvider(ctx, w.UUID, w.Name)
+		o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
+	case OpTraits:
+		var set []string
+		if set, err = e.knownTraits(ctx, w.Traits); err == nil {
+			o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, set)
+			o.Traits = set
+		}
+	case OpInventory:
+		if err = e.ensureClasses(ctx, w.Inventory); err == nil {
+			o.Generation, err = e.pc.SetInventories(ctx, w.UUID, o.Generation, w.Inventory)
+			o.Inventory = w.Inventory
+		}
+	case OpAggregates:
+		o.Generation, err = e.pc.SetAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
+		o.Aggregates = w.Aggregates
+	}
+	return o, err
+}
+
+func isBadRequest(err error) bool {
+	var api *placement.APIError
+	return errors.As(err, &api) && api.Status == 400
 }
 
 // knownTraits creates the custom traits of ts and drops standard ones
