@@ -3,7 +3,6 @@ package placementtest
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -58,13 +56,13 @@ func StartReal(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("start placement: %v", err)
 	}
-	t.Cleanup(p.stop)
-	return p.url
+	t.Cleanup(p.Stop)
+	return p.URL
 }
 
 var shared struct {
 	once sync.Once
-	p    *process
+	p    *testenv.Service
 	dir  string
 	err  error
 }
@@ -89,7 +87,7 @@ func Shared(t testing.TB) string {
 	if shared.err != nil {
 		t.Fatalf("start shared placement: %v", shared.err)
 	}
-	return shared.p.url
+	return shared.p.URL
 }
 
 // Main runs the tests and then stops the shared Placement, if one was
@@ -97,7 +95,7 @@ func Shared(t testing.TB) string {
 func Main(m *testing.M) {
 	code := m.Run()
 	if shared.p != nil {
-		shared.p.stop()
+		shared.p.Stop()
 	}
 	if shared.dir != "" {
 		_ = os.RemoveAll(shared.dir)
@@ -144,124 +142,38 @@ func requireInstalled(t testing.TB) {
 // serveScript finds scripts/placement/serve.py in the repository.
 func serveScript() (string, error) { return testenv.RepoFile("scripts/placement/serve.py") }
 
-// process is one running Placement.
-type process struct {
-	cmd    *exec.Cmd
-	url    string
-	exited chan struct{}
-	log    string // path of its stdout+stderr
-}
-
-// errExited means Placement died before answering, typically because
-// another process took the free port in between; start then tries again.
-var errExited = errors.New("placement exited before it was ready")
-
 // start launches serve.py in dir.
-func start(dir string) (*process, error) {
+func start(dir string) (*testenv.Service, error) {
 	if err := os.WriteFile(filepath.Join(dir, "placement.conf"), []byte(config), 0o600); err != nil {
 		return nil, err
 	}
 	var err error
 	for range 3 {
-		var p *process
-		if p, err = launch(dir); !errors.Is(err, errExited) {
+		var p *testenv.Service
+		if p, err = launch(dir); !errors.Is(err, testenv.ErrExited) {
 			return p, err
 		}
 	}
 	return nil, err
 }
 
-func launch(dir string) (*process, error) {
+func launch(dir string) (*testenv.Service, error) {
 	script, err := serveScript()
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "api-"+strconv.Itoa(port)+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close() // the child keeps its own descriptor
 	cmd := exec.Command(python, script, strconv.Itoa(port))
-	cmd.Env = append(cleanEnv(), "OS_PLACEMENT_CONFIG_DIR="+dir)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, err
+	cmd.Env = testenv.PythonEnv("OS_PLACEMENT_CONFIG_DIR=" + dir)
+	// Ready when GET /resource_providers answers for the admin: that
+	// proves the database and the policy work, not just the socket.
+	ready := func(hc *http.Client, url string) bool {
+		return testenv.GetOK(hc, url+"/resource_providers", "X-Auth-Token", "admin")
 	}
-	p := &process{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{}), log: logPath}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
-	if err := p.waitReady(); err != nil {
-		p.stop()
-		return nil, err
-	}
-	return p, nil
-}
-
-// waitReady polls GET /resource_providers with the admin token, which
-// proves the database and the policy work, not just the socket.
-func (p *process) waitReady() error {
-	hc := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(readyTimeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.exited:
-			return fmt.Errorf("%w; log %s:\n%s", errExited, p.log, tail(p.log))
-		default:
-		}
-		req, _ := http.NewRequest("GET", p.url+"/resource_providers", nil)
-		req.Header.Set("X-Auth-Token", "admin")
-		if resp, err := hc.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("placement not ready after %s; log %s:\n%s", readyTimeout, p.log, tail(p.log))
-}
-
-// stop sends SIGTERM (serve.py exits at once) and kills after 5 s.
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(5 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// cleanEnv drops variables that would point Debian's python at another
-// interpreter's modules.
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PYTHONPATH=") && !strings.HasPrefix(kv, "PYTHONHOME=") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
+	// serve.py exits at once on SIGTERM; kill it after 5 s anyway.
+	return testenv.Launch(cmd, filepath.Join(dir, "api-"+strconv.Itoa(port)+".log"),
+		"http://127.0.0.1:"+strconv.Itoa(port), ready, readyTimeout, 5*time.Second)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -46,17 +45,17 @@ func StartReal(t testing.TB) string {
 		t.Fatalf("ironic schema template: %v", err)
 	}
 	dir := scratchDir(t)
-	var p *process
+	var p *testenv.Service
 	for range 3 { // another process may take the free port before Ironic binds it
-		if p, err = launch(dir, tmpl); !errors.Is(err, errExited) {
+		if p, err = launch(dir, tmpl); !errors.Is(err, testenv.ErrExited) {
 			break
 		}
 	}
 	if err != nil {
 		t.Fatalf("start ironic: %v", err)
 	}
-	t.Cleanup(p.stop)
-	return p.url
+	t.Cleanup(p.Stop)
+	return p.URL
 }
 
 // scratchDir is the test's directory for the config, the database and the
@@ -160,7 +159,7 @@ func template() (string, error) {
 		return "", err
 	}
 	cmd := exec.Command(python, "-c", dbsyncMain, "--config-file", conf, "create_schema")
-	cmd.Env = cleanEnv()
+	cmd.Env = testenv.PythonEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("create_schema: %v\n%s", err, out)
 	}
@@ -185,18 +184,8 @@ func schemaKey() (string, error) {
 	return strings.Join(parts, "-"), nil
 }
 
-// process is one running Ironic.
-type process struct {
-	cmd    *exec.Cmd
-	url    string
-	exited chan struct{}
-	log    string
-}
-
-var errExited = errors.New("ironic exited before it was ready")
-
-func launch(dir, tmpl string) (*process, error) {
-	port, err := freePort()
+func launch(dir, tmpl string) (*testenv.Service, error) {
+	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -208,63 +197,14 @@ func launch(dir, tmpl string) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(dir, "ironic-"+strconv.Itoa(port)+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close()
 	cmd := exec.Command(python, "-c", singleMain, "--config-file", conf)
-	cmd.Env = cleanEnv()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &process{cmd: cmd, url: "http://127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{}), log: logPath}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
-	if err := p.waitReady(); err != nil {
-		p.stop()
-		return nil, err
-	}
-	return p, nil
-}
-
-// waitReady polls GET /v1/nodes, which needs the database, not just the socket.
-func (p *process) waitReady() error {
-	hc := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(readyTimeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.exited:
-			return fmt.Errorf("%w; log %s:\n%s", errExited, p.log, tail(p.log))
-		default:
-		}
-		if resp, err := hc.Get(p.url + "/v1/nodes"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("ironic not ready after %s; log %s:\n%s", readyTimeout, p.log, tail(p.log))
-}
-
-// stop kills the process: its database is thrown away, so the 2.5 s of a
-// clean conductor shutdown buy nothing.
-func (p *process) stop() {
-	_ = p.cmd.Process.Kill()
-	<-p.exited
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	cmd.Env = testenv.PythonEnv()
+	// Ready when GET /v1/nodes answers: that needs the database, not just
+	// the socket. Stop kills at once: the database is thrown away, so the
+	// 2.5 s of a clean conductor shutdown buy nothing.
+	ready := func(hc *http.Client, url string) bool { return testenv.GetOK(hc, url+"/v1/nodes") }
+	return testenv.Launch(cmd, filepath.Join(dir, "ironic-"+strconv.Itoa(port)+".log"),
+		"http://127.0.0.1:"+strconv.Itoa(port), ready, readyTimeout, 0)
 }
 
 func copyFile(src, dst string) error {
@@ -282,24 +222,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// cleanEnv drops variables that would point Debian's python at another
-// interpreter's modules.
-func cleanEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PYTHONPATH=") && !strings.HasPrefix(kv, "PYTHONHOME=") {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package placementtest
+package testenv
 
 import "os/exec"
 
