@@ -9,8 +9,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
-	"github.com/rpengine/rpengine/engine/placementtest"
 	"github.com/rpengine/rpengine/internal/ironictest"
+	"github.com/rpengine/rpengine/internal/placementtest"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/coord"
-	"github.com/rpengine/rpengine/engine/coord/etcdtest"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/engine/placementtest"
+	"github.com/rpengine/rpengine/internal/coord"
+	"github.com/rpengine/rpengine/internal/coord/etcdtest"
+	"github.com/rpengine/rpengine/internal/placementtest"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/engine/placementtest"
 	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/placementtest"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 

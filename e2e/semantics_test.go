@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/engine/placementtest"
+	"github.com/rpengine/rpengine/internal/placementtest"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/placementfake"
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 func TestFirstCycleCreatesEverythingSecondSendsOneRequest(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/auth/keystonetest"
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/auth/keystonetest"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // keystoneTOML is an [auth] table for the fake Keystone; Placement and

@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/auth"
-	"github.com/rpengine/rpengine/engine/config"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/auth"
+	"github.com/rpengine/rpengine/internal/config"
 )
 
 // cloud is one config's identity and the endpoints it resolved: Placement

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/config"
-	"github.com/rpengine/rpengine/engine/coord"
+	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/coord"
 )
 
 // coordinator is the daemon's side of [coord]: before each cycle it syncs

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/config"
-	"github.com/rpengine/rpengine/engine/coord"
+	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/coord"
 )
 
 func TestCompactUnits(t *testing.T) {

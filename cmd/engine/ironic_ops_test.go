@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rpengine/rpengine/engine/auth/keystonetest"
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/auth/keystonetest"
 	"github.com/rpengine/rpengine/internal/ironictest"
+	"github.com/rpengine/rpengine/internal/placementfake"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 

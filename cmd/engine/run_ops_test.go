@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/config"
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/placementfake"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/config"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/config"
 )
 
 // world is everything a verb needs, built from one config file.

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/coord"
+	"github.com/rpengine/rpengine/internal/coord"
 )
 
 // recentMoves is how many moves `engine status` shows.

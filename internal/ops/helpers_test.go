@@ -12,9 +12,9 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/engine/placementfake"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // source is an in-memory inventory that can prove deletions.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/placementfake"
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // The bad-input corpus: records a broken or hostile source could send.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // Invariant names, as counted in the report.

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // cyclePlan is everything that will go wrong in one cycle, drawn before

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/engine/placementfake"
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // The soak's findings, each reduced to the smallest history that shows it,

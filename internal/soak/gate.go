@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // gate sits in front of the fake Placement and gives the harness a hook

@@ -14,8 +14,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/engine/placementfake"
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // Modes: how the world reaches the engine.

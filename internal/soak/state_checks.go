@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // providers snapshots every provider in the fake.

@@ -1,5 +1,5 @@
 // Package placementtest runs a real OpenStack Placement for tests and holds
-// the contract suite that both the real server and engine/placementfake
+// the contract suite that both the real server and internal/placementfake
 // must pass.
 //
 // StartReal starts a private Placement 8.0 (Debian python3-placement, in

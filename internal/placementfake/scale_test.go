@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // Listing must be one linear pass: 10x the providers may cost about 10x

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // do sends one request the way the engine does and decodes a JSON answer

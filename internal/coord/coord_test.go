@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/coord"
-	"github.com/rpengine/rpengine/engine/coord/etcdtest"
+	"github.com/rpengine/rpengine/internal/coord"
+	"github.com/rpengine/rpengine/internal/coord/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 

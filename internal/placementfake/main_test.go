@@ -3,7 +3,7 @@ package placementfake_test
 import (
 	"testing"
 
-	"github.com/rpengine/rpengine/engine/placementtest"
+	"github.com/rpengine/rpengine/internal/placementtest"
 )
 
 // TestMain stops the shared real Placement used by TestSameAnswersAsReal.

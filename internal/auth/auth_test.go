@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/auth"
-	"github.com/rpengine/rpengine/engine/auth/keystonetest"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/auth"
+	"github.com/rpengine/rpengine/internal/auth/keystonetest"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 func keystone(t *testing.T) *keystonetest.Server {

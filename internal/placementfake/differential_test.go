@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
-	"github.com/rpengine/rpengine/engine/placementtest"
+	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/placementtest"
 )
 
 // step is one request of the differential script. Placeholders in path and

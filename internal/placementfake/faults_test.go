@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
+	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
 // A conflict storm: another writer bumps the provider before each of the

@@ -9,7 +9,7 @@
 // lose "code" before 1.23, aggregates take a bare list before 1.19, and
 // reserved == total is refused before 1.26.
 //
-// Two tests keep it honest: the contract suite in engine/placementtest runs
+// Two tests keep it honest: the contract suite in internal/placementtest runs
 // against both this fake and a real Placement, and TestSameAnswersAsReal
 // replays a script of edge cases against both and compares every answer.
 //

@@ -3,12 +3,12 @@ package placementfake_test
 import (
 	"testing"
 
-	"github.com/rpengine/rpengine/engine/placementfake"
-	"github.com/rpengine/rpengine/engine/placementtest"
+	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/placementtest"
 )
 
 // TestContract runs the suite that also runs against the real Placement
-// (engine/placementtest), which is what makes this fake trustworthy.
+// (internal/placementtest), which is what makes this fake trustworthy.
 func TestContract(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
 		s := placementfake.New(placementfake.WithSeed(seed))
