@@ -9,9 +9,9 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
 	"github.com/rpengine/rpengine/internal/placementtest"
 	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // scripted runs the engine in this process with the fake plugin in Wasm,

@@ -4,7 +4,7 @@
 //
 // It compiles for both the host and GOOS=wasip1, so it must never import
 // wazero, the engine, or anything that reaches the network or the disk.
-// The host side lives in hostabi/wasmhost, the guest SDK in hostabi/guest,
-// the test harness in hostabi/guesttest. ABI.md is the normative
+// The host side lives in internal/wasmhost, the guest SDK in hostabi/guest,
+// the test harness in internal/guesttest. ABI.md is the normative
 // description; this package is its Go form; RATIONALE.md says why.
 package hostabi

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
 	"github.com/rpengine/rpengine/internal/auth"
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // cloud is one config's identity and the endpoints it resolved: Placement

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // cmdPlugin runs the plugin subcommands: today only inspect.

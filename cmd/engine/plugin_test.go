@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 func TestPluginInspect(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // world is everything a verb needs, built from one config file.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // validation prints one line per check of `engine validate`.

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // progressEvery spaces the progress lines of a long cycle.

@@ -7,7 +7,7 @@ import (
 
 // HostProject runs a projection natively and returns the frame the guest
 // reads (an error frame if spec or doc is bad). It is the host side of
-// Project: hostabi/wasmhost calls it for Wasm plugins, and native builds
+// Project: internal/wasmhost calls it for Wasm plugins, and native builds
 // of this package call it directly, so both run the same decoder.
 // Plugins call Project, not this.
 func HostProject(doc, spec []byte) []byte {

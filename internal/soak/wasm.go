@@ -13,7 +13,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // The Wasm mode: the engine's source is the real fake plugin running in

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 func newFake() guest.Plugin { return &fake{} }

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // world = "<service>": every call reads the world afresh, so a harness

@@ -10,9 +10,9 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
 	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // plugged is the engine's source, a plugin the test swaps between cycles.

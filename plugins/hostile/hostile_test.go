@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // attack is one hostile plugin and what the host must make of it.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 func newHostile() guest.Plugin { return &hostile{} }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // A module that breaks the ABI is refused at load, with an error that

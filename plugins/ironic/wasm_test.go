@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
 	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 	"github.com/rpengine/rpengine/plugins/ironic/internal/fakeironic"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // Loader starts the plugin under test with config (marshalled to JSON;

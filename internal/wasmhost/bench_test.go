@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // The benchmarks behind RATIONALE.md. Run them with
 //
-//	go test -run '^$' -bench . -count 6 ./hostabi/wasmhost ./plugins/fake
+//	go test -run '^$' -bench . -count 6 ./internal/wasmhost ./plugins/fake
 //
 // and compare medians; absolute times move with the machine's load.
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guesttest"
-	"github.com/rpengine/rpengine/hostabi/wasmhost"
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // The plugins these tests load, built once per test process.
