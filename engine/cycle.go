@@ -24,6 +24,8 @@ type Report struct {
 	Deleted     int      `json:"deleted"`
 	Quarantined int      `json:"quarantined"`
 	Conflicts   int      `json:"conflicts"`
+	// Failed counts providers whose sync failed this cycle.
+	Failed int `json:"failed"`
 	Errors      []string `json:"errors"`
 	// Warnings are conditions that do not fail the cycle but leave
 	// Placement short of the desired state, e.g. traits it does not know.
@@ -203,6 +205,7 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 func (r *Report) tally(res outcome, ws []Write, conflicts int, err error, dry bool) {
 	r.Conflicts += conflicts
 	if err != nil {
+		r.Failed++
 		r.Errors = append(r.Errors, err.Error())
 		return
 	}
