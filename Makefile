@@ -37,7 +37,7 @@ chromium:
 # the real services are missing (CI does).
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) ./...
+		$(GO) test -timeout 45m $(TESTFLAGS) ./...
 
 # unit runs the fast tests only (no real services).
 unit: plugins
