@@ -27,6 +27,7 @@ type Config struct {
 	Coord     Coord     `toml:"coord"`
 }
 
+// Engine is the [engine] table: identity, pacing and deletion rules.
 type Engine struct {
 	ID          string   `toml:"id"`
 	Interval    Duration `toml:"interval"`
@@ -38,16 +39,19 @@ type Engine struct {
 	StopTimeout Duration `toml:"stop_timeout"`
 }
 
+// Scope is the [scope] table: the shards and conductor groups managed.
 type Scope struct {
 	Shards          []string `toml:"shards"`
 	ConductorGroups []string `toml:"conductor_groups"`
 }
 
+// Provider is the [provider] table: what every provider also gets.
 type Provider struct {
 	MarkerTraits []string `toml:"marker_traits"`
 	Aggregates   []string `toml:"aggregates"`
 }
 
+// Placement is the [placement] table: where and how to reach Placement.
 type Placement struct {
 	Endpoint    string   `toml:"endpoint"`
 	Token       string   `toml:"token"`
@@ -55,6 +59,7 @@ type Placement struct {
 	Connections int      `toml:"connections"`
 }
 
+// Plugin is the [plugin] table: the plugin file, its limits and grants.
 type Plugin struct {
 	Path        string   `toml:"path"`
 	Timeout     Duration `toml:"timeout"`
