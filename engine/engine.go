@@ -36,6 +36,8 @@ type Options struct {
 	// or deletion starts, and syncs under way finish, so a SIGTERM leaves
 	// no provider half-written. The cycle reports what it skipped.
 	Stop <-chan struct{}
+	// Clock tells the time for DeleteGrace; nil: the system clock.
+	Clock Clock
 }
 
 // Engine reconciles one source into one Placement.
