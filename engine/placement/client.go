@@ -28,6 +28,12 @@ const (
 	WantVersion = "1.39"
 )
 
+// Config's defaults, and the [placement] keys' (internal/config uses them).
+const (
+	DefaultTimeout  = 30 * time.Second // one request
+	DefaultMaxConns = 8                // per host
+)
+
 // Config says where Placement is and how to reach it.
 type Config struct {
 	Endpoint string
@@ -75,11 +81,11 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	maxConns := cfg.MaxConns
 	if maxConns <= 0 {
-		maxConns = 8
+		maxConns = DefaultMaxConns
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
-		timeout = 60 * time.Second
+		timeout = DefaultTimeout
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxConnsPerHost, base.MaxIdleConnsPerHost = maxConns, maxConns

@@ -100,9 +100,7 @@ func TestStopTimeoutCutsWritesStillInFlight(t *testing.T) {
 	r.conf.stopTimeout = 20 * time.Millisecond
 	r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/inventories", Delay: time.Hour})
 	stop := r.start(nil)
-	for len(r.fake.Find("PUT", "/resource_providers/*/inventories")) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	r.waitFor(func() bool { return len(r.fake.Find("PUT", "/resource_providers/*/inventories")) > 0 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
