@@ -39,26 +39,38 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned m
 	}
 	if !ok {
 		e.log.Info("providers of unlisted nodes kept: the plugin cannot prove deletion", "count", len(candidates))
+		e.kept(candidates, ReasonNoProofCapability, "not listed; the plugin cannot prove deletion")
 		return
 	}
+	t := time.Now()
 	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
+	r.proofTime = time.Since(t)
+	r.PluginMS += r.proofTime.Milliseconds()
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		r.fail(ErrPlugin, "", fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		e.kept(candidates, ReasonProofFailed, "not listed; confirm_deleted failed")
 		return
 	}
+	proofs := e.proofCount(deleted, round)
 	ready := e.provenGone(candidates, deleted, present, round, dry)
 	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
-		r.Errors = append(r.Errors, fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
+		r.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
+		e.proofOutcomes(candidates, deleted, present, ready, proofs, true)
 		return
 	}
+	e.proofOutcomes(candidates, deleted, present, ready, proofs, false)
 	for _, uuid := range ready {
 		if dry {
 			r.Writes = append(r.Writes, Write{Op: OpDelete, UUID: uuid})
+			e.reaped(uuid, nil, dry)
 			continue
 		}
-		if err := e.deleteOne(ctx, uuid); err != nil {
-			r.Errors = append(r.Errors, err.Error())
+		err := e.deleteOne(ctx, uuid)
+		e.reaped(uuid, err, dry)
+		if err != nil {
+			_, kind, _ := classify(err)
+			r.fail(kind, uuid, err.Error())
 			continue
 		}
 		r.Deleted++
@@ -147,7 +159,7 @@ func (e *Engine) deleteOne(ctx context.Context, uuid string) error {
 	}
 	if !slices.Contains(traits, e.pol.OwnerTrait) {
 		e.state.drop(uuid)
-		return fmt.Errorf("provider %s no longer carries %s: not deleted", uuid, e.pol.OwnerTrait)
+		return fmt.Errorf("provider %s no longer carries %s: %w", uuid, e.pol.OwnerTrait, errMarkerGone)
 	}
 	_, usages, err := e.pc.Usages(ctx, uuid)
 	if err != nil {
@@ -166,7 +178,6 @@ func (e *Engine) deleteOne(ctx context.Context, uuid string) error {
 		return fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	e.state.drop(uuid)
-	e.log.Info("provider deleted: node proven gone", "node", uuid)
 	return nil
 }
 
@@ -193,7 +204,7 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 				return fmt.Errorf("reserve provider %s: %w", uuid, err)
 			}
 			e.state.invalidate(uuid)
-			return fmt.Errorf("provider %s: node deleted but the provider has allocations; reserved, not deleted", uuid)
+			return fmt.Errorf("provider %s: node deleted but the provider has allocations; %w", uuid, errAllocations)
 		}
 		if err := sleep(ctx, backoff(attempt)); err != nil {
 			return err

@@ -36,6 +36,9 @@ type Options struct {
 	// or deletion starts, and syncs under way finish, so a SIGTERM leaves
 	// no provider half-written. The cycle reports what it skipped.
 	Stop <-chan struct{}
+	// Observer, if set, receives the engine's events (events.go), after
+	// the engine's own log lines.
+	Observer Observer
 }
 
 // Engine reconciles one source into one Placement.
@@ -46,6 +49,11 @@ type Engine struct {
 	opts  Options
 	state *State
 	log   *slog.Logger
+	obs   Observers
+	// results collects the outcomes of the cycle under way; dry says
+	// whether it is a plan. Set before a cycle's goroutines start.
+	results outcomes
+	dry     bool
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.
@@ -75,7 +83,8 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log}
+	obs := Observers{LogObserver(log), opts.Observer}
+	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs}
 }
 
 // SetScope changes what the engine manages from the next cycle on, and

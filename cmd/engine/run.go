@@ -27,10 +27,10 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		return err
 	}
 	o := ops.New(time.Now)
-	// log.level applies to the handler --log-format chose; the tap feeds
-	// the status page whatever the level.
+	// log.level applies to the handler --log-format chose; the status
+	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)
-	log = slog.New(o.Tap(ops.Leveled(log.Handler(), level)))
+	log = slog.New(ops.Leveled(log.Handler(), level))
 
 	listen := cfg.Server.Listen
 	if listen != "" {
