@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,7 +77,7 @@ var planGroups = []struct {
 	{engine.KindFailed, "!", "failed", "failed"},
 	{engine.KindDeferred, "?", "deferred", "deferred"},
 	{engine.KindKept, " ", "kept", "kept"},
-	{engine.KindUnchanged, "", "", "unchanged"},
+	{engine.KindUnchanged, "", "unchanged", "unchanged"},
 }
 
 // renderPlan prints the plan as a diff: one line per node that changes
@@ -94,12 +95,12 @@ func renderPlan(out io.Writer, r engine.Report, node string) {
 			continue
 		}
 		counts = append(counts, fmt.Sprintf("%d %s", len(os), g.count))
-		if g.symbol == "" {
-			continue
+		if g.symbol == "" && node == "" {
+			continue // one node asked for is shown even when unchanged
 		}
 		slices.SortFunc(os, func(a, b engine.Outcome) int { return strings.Compare(label(a), label(b)) })
 		for _, o := range os {
-			fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\n", g.symbol, g.verb, orDash(o.Name), o.Node, detail(o))
+			fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\n", cmp.Or(g.symbol, "="), g.verb, orDash(o.Name), o.Node, detail(o))
 		}
 	}
 	tw.Flush()
@@ -139,6 +140,8 @@ func detail(o engine.Outcome) string {
 		return fmt.Sprintf("(proof %d of %d: %s)", o.Proof, o.ProofsNeeded, why)
 	case engine.KindCreated, engine.KindUpdated:
 		return changes(o)
+	case engine.KindUnchanged:
+		return "(" + cmp.Or(o.Reserved, "schedulable") + ")"
 	}
 	msg := o.Message
 	if o.Reason != "" {

@@ -71,7 +71,7 @@ func TestPlanRendering(t *testing.T) {
 	r := engine.Report{
 		Outcomes: []engine.Outcome{
 			{Node: u5, Name: "n5", Kind: engine.KindQuarantined, Reason: "no_class", Message: "class is empty"},
-			{Node: u1, Name: "n1", Kind: engine.KindUnchanged},
+			{Node: u1, Name: "n1", Kind: engine.KindUnchanged, Reserved: "instance"},
 			{Node: u2, Name: "n2", Kind: engine.KindUpdated, Reserved: "maintenance",
 				Changes: []engine.Change{{Field: "reserved", Class: "CUSTOM_GOLD", From: "0", To: "1"}}},
 			{Node: u4, Kind: engine.KindDeleted, Proof: 2, ProofsNeeded: 2},
@@ -94,7 +94,8 @@ error: node 00000000-0000-4000-8000-000000000002: invalid traits ["x"] left out;
 
 Plan: 1 to update. Nothing was written.
 `},
-		{strings.ToUpper(u1), `
+		{strings.ToUpper(u1), `= unchanged  n1  00000000-0000-4000-8000-000000000001  (instance)
+
 Plan: 1 unchanged. Nothing was written.
 `},
 		{"nope", `
