@@ -78,7 +78,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	src := ops.StoppableSource(ops.TimedSource(plugin, o.Metrics), stop)
 	w := &daemonWorld{cfg: cfg, plugin: plugin, eng: engine.New(src, pc, policy(cfg), opts, state, log),
 		state: state, key: key, level: level}
-	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), Placement: c.placement, Auth: c.sess.String(),
+	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,
 		LoadedAt: time.Now()}
 	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", plugin.Name(),

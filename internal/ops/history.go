@@ -80,9 +80,22 @@ func (d *drift) take() ([]DriftRow, int) {
 	return rows, total
 }
 
-// Observe is engine.Observer: the provider writes and deletions of the
-// cycle under way become its drift rows. Plans are ignored.
+// Observe is engine.Observer: the outcomes, listings and writes of the
+// cycle under way become the node table and its drift rows. Plans are
+// ignored.
 func (o *Ops) Observe(ev engine.Event) {
+	switch ev := ev.(type) {
+	case engine.CycleStarted:
+		if !ev.Dry {
+			o.nodes.started()
+		}
+		return
+	case engine.ProviderOutcome:
+		if ev.Dry {
+			return
+		}
+	}
+	o.nodes.observe(ev, o.now())
 	switch ev := ev.(type) {
 	case engine.ProviderWritten:
 		o.drift.add(DriftRow{Node: ev.Node, Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})

@@ -14,6 +14,7 @@ import (
 type Info struct {
 	EngineID       string
 	Plugin         string
+	PluginVersion  string
 	Placement      string
 	Auth           string
 	Interval       time.Duration
@@ -29,6 +30,7 @@ type Ops struct {
 	now     func() time.Time
 	health  health
 	drift   drift
+	nodes   nodeTable
 
 	mu       sync.Mutex
 	info     Info
@@ -116,6 +118,7 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	out := Classify(r)
 	o.Metrics.cycle(r, out, end)
 	o.health.cycleDone(out, end)
+	o.nodes.finished()
 	rows, total := o.drift.take()
 	rows = append(rows, errorRows(r.Errors)...)
 	total += len(r.Errors)
