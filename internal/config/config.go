@@ -69,6 +69,9 @@ type Plugin struct {
 	// Services grants the plugin HTTP access to these services, by name.
 	Services map[string]string `toml:"services"`
 	Config   map[string]any    `toml:"config"`
+	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
+	// changes; the same bytes rewritten do not count.
+	ReloadOnChange bool `toml:"reload_on_change"`
 }
 
 // Load reads and checks the file at path.
@@ -110,7 +113,7 @@ func defaults() *Config {
 		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6,
 			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1, StopTimeout: Duration(60 * time.Second)},
 		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
-		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20},
+		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},

@@ -157,12 +157,15 @@ type Facets struct {
 // Nodes returns the rows matching f, sorted by name then uuid, at most
 // limit of them, with the number that matched and the facets of all.
 func (o *Ops) Nodes(f NodeFilter, limit int) (rows []NodeRow, matched int, facets Facets) {
+	// The table is replaced whole at a cycle's end, never modified: it is
+	// read without the lock the cycle's observer takes.
 	t := &o.nodes
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	table := t.rows
+	t.mu.Unlock()
 	facets = Facets{States: map[string]int{}, Reserved: map[string]int{}, Quarantine: map[string]int{}}
 	var hits []*NodeRow
-	for _, r := range t.rows {
+	for _, r := range table {
 		facets.Total++
 		facets.States[r.State]++
 		if r.Outcome.Reserved != "" {
