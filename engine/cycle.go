@@ -27,7 +27,8 @@ type Report struct {
 	Quarantined int     `json:"quarantined"`
 	Conflicts   int     `json:"conflicts"`
 	Errors      []Error `json:"errors"`
-	// Reserved counts desired providers by ReservedReason ("" = schedulable).
+	// Reserved counts desired providers by ReservedReason, "schedulable"
+	// for those with none.
 	Reserved          map[string]int `json:"reserved_by_reason,omitempty"`
 	PlacementRequests int64          `json:"placement_requests"`
 	DurationMS        int64          `json:"duration_ms"`
@@ -93,7 +94,7 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	desired, problems := DesiredState(nodes, instances, e.pol)
 	r.Reserved = map[string]int{}
 	for _, d := range desired {
-		r.Reserved[string(d.Reserved)]++
+		r.Reserved[reservedKey(d.Reserved)]++
 	}
 	for _, p := range problems {
 		e.problem(&r, p)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpengine/rpengine/engine/baremetal"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -194,6 +195,14 @@ func (e *Engine) failed(d Desired, err error) {
 	kind, _, reason := classify(err)
 	e.outcome(Outcome{Node: d.UUID, Name: d.NodeName, Kind: kind, Reason: reason,
 		Reserved: string(d.Reserved), Message: err.Error()}, Observed{})
+}
+
+// reservedKey names a reservation reason in Report.Reserved.
+func reservedKey(r baremetal.ReservedReason) string {
+	if r == baremetal.Schedulable {
+		return "schedulable"
+	}
+	return string(r)
 }
 
 func kindOf(o outcome) OutcomeKind {

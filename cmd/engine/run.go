@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -30,6 +31,8 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		return err
 	}
 	o := ops.New(time.Now)
+	v := readVersion()
+	o.Metrics.SetBuildInfo(v.Version, v.Commit, v.Go, v.Wazero, strconv.Itoa(v.ABI))
 	// log.level applies to the handler --log-format chose; the status
 	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)

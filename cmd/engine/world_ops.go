@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
@@ -58,6 +59,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, err
 	}
+	c.pluginHTTP = o.Metrics.PluginHTTP
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
 		return nil, err
@@ -81,6 +83,8 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,
 		LoadedAt: time.Now()}
+	pi := plugin.Info()
+	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
 	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", plugin.Name(),
 		"placement", c.placement, "microversion", pc.Microversion(), "auth", c.sess.String())
 	return w, nil

@@ -130,7 +130,7 @@ func nodeCounts(newestFirst []Cycle) []stateCount {
 		}
 		var out []stateCount
 		for _, st := range NodeStates {
-			n := c.Report.Reserved[reasonOf(st)]
+			n := c.Report.Reserved[st]
 			if st == "quarantined" {
 				n = c.Report.Quarantined
 			}
@@ -141,13 +141,6 @@ func nodeCounts(newestFirst []Cycle) []stateCount {
 		return append(out, stateCount{"total", c.Report.Nodes})
 	}
 	return nil
-}
-
-func reasonOf(state string) string {
-	if state == "schedulable" {
-		return ""
-	}
-	return state
 }
 
 // chart draws the cycles' durations as bars, oldest on the left, split
