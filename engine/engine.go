@@ -54,6 +54,9 @@ type Engine struct {
 	// whether it is a plan. Set before a cycle's goroutines start.
 	results outcomes
 	dry     bool
+	// counted is the client's request count already reported: the first
+	// cycle's report includes the discovery request.
+	counted int64
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

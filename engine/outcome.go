@@ -46,6 +46,7 @@ const (
 	ReasonProofFailed       = "proof_failed"        // confirm_deleted failed
 	ReasonDeleteLimit       = "delete_limit"        // too many at once (engine.delete_limit)
 	ReasonAllocations       = "allocations"         // allocations remain: reserved instead
+	ReasonRefused           = "placement_refused"   // Placement refused the delete (a child provider...): reserved instead
 	ReasonMarkerGone        = "owner_marker_gone"   // no longer carries our owner trait
 	ReasonGrace             = "delete_grace"        // second proof came before delete_grace passed
 )
@@ -100,6 +101,7 @@ const (
 	ErrPlugin       ErrorKind = "plugin"       // a plugin call failed
 	ErrBlocked      ErrorKind = "blocked"      // a proven deletion not made
 	ErrCoordination ErrorKind = "coordination" // the engines' coordination (etcd) held the cycle back
+	ErrState        ErrorKind = "state"        // the ownership record could not be written: nothing written
 )
 
 // Error is one failure of a cycle. Node is empty when it concerns the
@@ -128,10 +130,9 @@ func (r *Report) fail(kind ErrorKind, node, msg string) {
 // Errors the engine wraps so that their kind is known without reading
 // their text.
 var (
-	errOwned       = errors.New("left alone")
-	errNameTaken   = errors.New("not overwritten")
-	errMarkerGone  = errors.New("not deleted")
-	errAllocations = errors.New("reserved, not deleted")
+	errOwned      = errors.New("left alone")
+	errNameTaken  = errors.New("not overwritten")
+	errMarkerGone = errors.New("not deleted")
 )
 
 // classify maps a provider's sync or delete error to its kinds.
@@ -141,8 +142,6 @@ func classify(err error) (OutcomeKind, ErrorKind, string) {
 		return KindConflict, ErrOwned, ""
 	case errors.Is(err, placement.ErrConcurrentUpdate):
 		return KindConflict, ErrConflict, ""
-	case errors.Is(err, errAllocations):
-		return KindBlocked, ErrBlocked, ReasonAllocations
 	case errors.Is(err, errMarkerGone):
 		return KindBlocked, ErrBlocked, ReasonMarkerGone
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -343,16 +342,14 @@ func (e *Engine) proofCount(deleted []string, round int64) map[string]int {
 	return out
 }
 
-// proofOutcomes records the unlisted providers that are not deleted this
-// cycle: pending their next proof, kept, or over the delete limit.
-func (e *Engine) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int, overLimit bool) {
+// proofOutcomes records the unlisted providers not ready for deletion:
+// pending their next proof, or kept.
+func (e *Engine) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int) {
 	for _, u := range asked {
 		o := Outcome{Node: u, Kind: KindKept, ProofsNeeded: 2, Proof: proofs[u]}
 		switch {
-		case slices.Contains(ready, u) && overLimit:
-			o.Kind, o.Reason, o.Message = KindBlocked, ReasonDeleteLimit, "proven deleted, but too many at once (engine.delete_limit)"
 		case slices.Contains(ready, u):
-			continue // deleted or failed: recorded by the caller
+			continue // deleted, blocked or failed: recorded by the caller
 		case slices.Contains(deleted, u) && proofs[u] >= 2:
 			o.Kind, o.Reason, o.Message = KindPendingDeletion, ReasonGrace, "proven deleted twice; waiting for engine.delete_grace"
 		case slices.Contains(deleted, u):
@@ -364,6 +361,25 @@ func (e *Engine) proofOutcomes(asked, deleted, present, ready []string, proofs m
 		}
 		e.outcome(o, Observed{})
 	}
+}
+
+// msgAllocations is deleteOne's reason for a provider still in use.
+const msgAllocations = "the provider has allocations"
+
+// blockedCode is the reason code of a deletion block's reason.
+func blockedCode(reason string) string {
+	switch {
+	case reason == msgAllocations:
+		return ReasonAllocations
+	case strings.Contains(reason, "engine.delete_limit"):
+		return ReasonDeleteLimit
+	}
+	return ReasonRefused
+}
+
+// blockedOutcome records a provider proven gone twice and not deleted.
+func (e *Engine) blockedOutcome(uuid, code, msg string) {
+	e.outcome(Outcome{Node: uuid, Kind: KindBlocked, Reason: code, Message: msg, Proof: 2, ProofsNeeded: 2}, Observed{})
 }
 
 // reaped records a proven deletion made (or planned), or its failure.

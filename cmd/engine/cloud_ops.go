@@ -22,6 +22,8 @@ type cloud struct {
 	// pluginHTTP, if set, wraps the transport of the plugin's requests
 	// (the daemon times them by service).
 	pluginHTTP func(services map[string]string, next http.RoundTripper) http.RoundTripper
+	// microversion was negotiated by an earlier process (state file).
+	microversion string
 }
 
 // openCloud authenticates as [auth] says and resolves the endpoints.
@@ -83,6 +85,8 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		TLS:      c.sess.TLS(),
 		Timeout:  cfg.Placement.Timeout.D(),
 		MaxConns: cfg.Placement.Connections,
+		// From the state file: a new process skips the discovery request.
+		Microversion: c.microversion,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
