@@ -89,3 +89,23 @@ func TestChanges(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// A proven deletion blocked by allocations is a typed outcome and error.
+func TestBlockedDeletionOutcome(t *testing.T) {
+	r := newRig(t, 2)
+	r.cleanCycle()
+	u := nodeUUID(1)
+	if err := r.fake.Allocate("c0ffee00-0000-4000-8000-000000000001", u, map[string]int64{"CUSTOM_BAREMETAL_GOLD": 1}); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = s.nodes[:1]; s.gone[u] = true })
+	r.cycle()
+	rep := r.cycle()
+	o := outcomeOf(t, rep, u)
+	if o.Kind != engine.KindBlocked || o.Reason != engine.ReasonAllocations || o.Proof != 2 {
+		t.Errorf("outcome %+v", o)
+	}
+	if len(rep.Errors) != 1 || rep.Errors[0].Kind != engine.ErrBlocked || rep.Errors[0].Node != u {
+		t.Errorf("errors %+v", rep.Errors)
+	}
+}

@@ -52,7 +52,7 @@ func (m *Metrics) registerMore() {
 var (
 	quarantineReasons = []string{engine.CodeDuplicate, engine.CodeBadUUID, engine.CodeClassAndResources,
 		engine.CodeNoClass, engine.CodeBadClass, engine.CodeBadResources}
-	blockedReasons = []string{engine.ReasonAllocations, engine.ReasonMarkerGone, engine.ReasonDeleteLimit}
+	blockedReasons = []string{engine.ReasonAllocations, engine.ReasonRefused, engine.ReasonDeleteLimit}
 )
 
 // SetBuildInfo sets rpengine_build_info.
