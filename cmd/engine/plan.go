@@ -190,10 +190,11 @@ func changes(o engine.Outcome) string {
 		}
 		parts = append(parts, s)
 	}
+	out := strings.Join(parts, "; ")
 	if o.Kind == engine.KindCreated {
-		parts = append(parts, "("+reason+")")
+		out = strings.TrimSpace(out + " (" + reason + ")")
 	}
-	return strings.Join(parts, "; ")
+	return out
 }
 
 func setDiff(added, removed []string) string {

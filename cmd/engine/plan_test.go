@@ -26,7 +26,7 @@ func TestPlanLines(t *testing.T) {
 		{"create", engine.Outcome{Node: u1, Name: "rack1-n1", Kind: engine.KindCreated, Changes: []engine.Change{
 			{Field: "provider", To: u1}, {Field: "class", Class: "CUSTOM_GOLD", Added: []string{"CUSTOM_GOLD"}},
 			{Field: "traits", Added: []string{"COMPUTE_NODE"}}}},
-			"+ create  rack1-n1  " + u1 + "  CUSTOM_GOLD; (schedulable)"},
+			"+ create  rack1-n1  " + u1 + "  CUSTOM_GOLD (schedulable)"},
 		{"reserve", engine.Outcome{Node: u2, Name: "rack1-n2", Kind: engine.KindUpdated, Reserved: "maintenance",
 			Changes: []engine.Change{{Field: "reserved", Class: "CUSTOM_GOLD", From: "0", To: "1"}}},
 			"~ update  rack1-n2  " + u2 + "  reserved 0 → 1 (maintenance)"},
@@ -81,7 +81,7 @@ func TestPlanRendering(t *testing.T) {
 			{Node: u2, Kind: engine.ErrInvalidData, Message: "node " + u2 + ": invalid traits [\"x\"] left out; the rest are written"}},
 	}
 	cases := []struct{ node, want string }{
-		{"", `+ create       n3  00000000-0000-4000-8000-000000000003  CUSTOM_GOLD; (schedulable)
+		{"", `+ create       n3  00000000-0000-4000-8000-000000000003  CUSTOM_GOLD (schedulable)
 ~ update       n2  00000000-0000-4000-8000-000000000002  reserved 0 → 1 (maintenance)
 - delete       -   00000000-0000-4000-8000-000000000004  (proof 2 of 2)
 ! quarantined  n5  00000000-0000-4000-8000-000000000005  (no_class: class is empty)
