@@ -24,6 +24,7 @@ const ReportSchema = 2
 // OutcomeKind says what a cycle did with one node's provider.
 type OutcomeKind string
 
+// The outcome kinds (docs/REPORT.md).
 const (
 	KindCreated         OutcomeKind = "created"
 	KindUpdated         OutcomeKind = "updated"
@@ -90,6 +91,7 @@ type Change struct {
 // ErrorKind classifies a cycle error.
 type ErrorKind string
 
+// The error kinds (docs/REPORT.md).
 const (
 	ErrListing      ErrorKind = "listing"      // a listing failed: the cycle wrote nothing
 	ErrQuarantined  ErrorKind = "quarantined"  // a node's data is unusable: not written
@@ -112,6 +114,7 @@ type Error struct {
 	Message string    `json:"message"`
 }
 
+// String is the message, for humans.
 func (e Error) String() string { return e.Message }
 
 // ErrorMessages lists the report's error messages.
