@@ -42,7 +42,7 @@ func TestDeletionBlockedByAChildProviderReserves(t *testing.T) {
 	if p, ok := readProvider(t, url, u(2)); !ok || p.Inventories["CUSTOM_GOLD"].Reserved != 1 {
 		t.Fatalf("blocked delete: provider %+v (exists %v), report %+v", p, ok, r)
 	}
-	if r.Deleted != 0 || code != 1 || !strings.Contains(strings.Join(r.Errors, "\n"), "cannot_delete_parent") {
+	if r.Deleted != 0 || code != 1 || !strings.Contains(strings.Join(r.ErrorMessages(), "\n"), "cannot_delete_parent") {
 		t.Fatalf("second proof: exit %d, %+v", code, r)
 	}
 	if st, b := placementDo(t, url, "DELETE", "/resource_providers/"+child, nil); st != 204 {

@@ -39,27 +39,37 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned m
 	}
 	if !ok {
 		e.log.Info("providers of unlisted nodes kept: the plugin cannot prove deletion", "count", len(candidates))
+		e.kept(candidates, ReasonNoProofCapability, "not listed; the plugin cannot prove deletion")
 		return
 	}
+	t := time.Now()
 	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
+	r.proofTime = time.Since(t)
+	r.PluginMS += r.proofTime.Milliseconds()
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		r.fail(ErrPlugin, "", fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		e.kept(candidates, ReasonProofFailed, "not listed; confirm_deleted failed")
 		return
 	}
+	proofs := e.proofCount(deleted, round)
 	ready := e.provenGone(candidates, deleted, present, round, dry)
+	e.proofOutcomes(candidates, deleted, present, ready, proofs)
 	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
-		r.Errors = append(r.Errors, fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
+		r.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
-		if !dry {
-			for _, uuid := range ready {
-				e.block(ctx, uuid, "the cycle is over engine.delete_limit", r)
+		for _, uuid := range ready {
+			if dry {
+				e.blockedOutcome(uuid, ReasonDeleteLimit, "proven deleted, but too many at once (engine.delete_limit)")
+				continue
 			}
+			e.block(ctx, uuid, "the cycle is over engine.delete_limit", r)
 		}
 		return
 	}
 	for _, uuid := range ready {
 		if dry {
 			r.Writes = append(r.Writes, Write{Op: OpDelete, UUID: uuid})
+			e.reaped(uuid, nil, dry)
 			continue
 		}
 		blocked, err := e.deleteOne(ctx, uuid)
@@ -67,9 +77,12 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned m
 		case blocked != "":
 			e.block(ctx, uuid, blocked, r)
 		case err != nil:
-			r.Errors = append(r.Errors, err.Error())
+			_, kind, _ := classify(err)
+			r.fail(kind, uuid, err.Error())
+			e.reaped(uuid, err, dry)
 		default:
 			r.Deleted++
+			e.reaped(uuid, nil, dry)
 		}
 	}
 }
@@ -81,11 +94,14 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned m
 // on while the node stays gone).
 func (e *Engine) block(ctx context.Context, uuid, reason string, r *Report) {
 	r.Blocked++
+	var msg string
 	if err := e.reserveAll(ctx, uuid); err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("provider %s: node proven gone, not deleted (%s), and not reserved: %v", uuid, reason, err))
-		return
+		msg = fmt.Sprintf("provider %s: node proven gone, not deleted (%s), and not reserved: %v", uuid, reason, err)
+	} else {
+		msg = fmt.Sprintf("provider %s: node deleted but %s; reserved, not deleted until it can be", uuid, reason)
 	}
-	r.Errors = append(r.Errors, fmt.Sprintf("provider %s: node deleted but %s; reserved, not deleted until it can be", uuid, reason))
+	r.fail(ErrBlocked, uuid, msg)
+	e.blockedOutcome(uuid, blockedCode(reason), msg)
 }
 
 // vanished lists owned providers whose node is not in the listing.
@@ -172,7 +188,7 @@ func (e *Engine) deleteOne(ctx context.Context, uuid string) (blocked string, er
 	}
 	if !slices.Contains(traits, e.pol.OwnerTrait) {
 		e.state.drop(uuid)
-		return "", fmt.Errorf("provider %s no longer carries %s: not deleted", uuid, e.pol.OwnerTrait)
+		return "", fmt.Errorf("provider %s no longer carries %s: %w", uuid, e.pol.OwnerTrait, errMarkerGone)
 	}
 	_, usages, err := e.pc.Usages(ctx, uuid)
 	if err != nil {
@@ -180,21 +196,20 @@ func (e *Engine) deleteOne(ctx context.Context, uuid string) (blocked string, er
 	}
 	for _, used := range usages {
 		if used > 0 {
-			return "the provider has allocations", nil
+			return msgAllocations, nil
 		}
 	}
 	err = e.pc.DeleteProvider(ctx, uuid)
 	var api *placement.APIError
 	switch {
 	case errors.Is(err, placement.ErrProviderInUse):
-		return "the provider has allocations", nil
+		return msgAllocations, nil
 	case errors.As(err, &api) && api.Status < 500 && !errors.Is(err, placement.ErrNotFound):
 		return "Placement refused the delete (" + api.Code + ": " + short(api.Detail) + ")", nil
 	case err != nil && !errors.Is(err, placement.ErrNotFound):
 		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	e.state.drop(uuid)
-	e.log.Info("provider deleted: node proven gone", "node", uuid)
 	return "", nil
 }
 

@@ -97,7 +97,7 @@ func (e *Engine) claimOrphans(ctx context.Context, desired []Desired, listed map
 			e.state.drop(uuid)
 			continue
 		case err != nil:
-			r.Errors = append(r.Errors, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
+			r.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
 			continue
 		case slices.Contains(traits, e.pol.OwnerTrait):
 			listed[uuid] = gen // marked after all; the listing raced it
@@ -110,7 +110,7 @@ func (e *Engine) claimOrphans(ctx context.Context, desired []Desired, listed map
 				gen, err = e.pc.SetTraits(ctx, uuid, gen, set)
 			}
 			if err != nil {
-				r.Errors = append(r.Errors, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
+				r.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
 				continue
 			}
 			e.log.Info("provider created before a crash marked as ours", "node", uuid)

@@ -43,13 +43,13 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			// Re-read after a conflict: another engine took it over meanwhile
 			// (a hand-over); writing now would put two owner markers on it.
 			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
-				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: left alone", d.UUID, owner)
+				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: %w", d.UUID, owner, errOwned)
 			}
 		}
 		if adopting {
 			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
 			if owner != "" && !e.mayTakeOver(owner) {
-				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: left alone", d.UUID, owner)
+				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: %w", d.UUID, owner, errOwned)
 			}
 			if owner != "" {
 				// The marker flips in one generation-checked write: if the
@@ -69,6 +69,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
 		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
 		if dry {
+			e.synced(d, o, o, ws, dry)
 			return planned(o, ws), ws, conflicts, nil
 		}
 		after, err := e.apply(ctx, d, o, ws)
@@ -78,6 +79,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			if fresh || len(ws) > 0 || !sameKnown(prev, now) {
 				e.state.put(d.UUID, now) // an idle provider leaves the cache clean: no save
 			}
+			e.synced(d, o, after, ws, dry)
 			return planned(o, ws), ws, conflicts, nil
 		case attempt >= e.opts.MaxAttempts:
 			return unchanged, nil, conflicts, fmt.Errorf("provider %s: gave up after %d attempts: %w", d.UUID, attempt, err)
@@ -210,8 +212,8 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 			return o, fmt.Errorf("%s: %w", w.Op, err)
 		}
 		if next.Generation != o.Generation {
-			e.log.Info("provider written", "node", w.UUID, "op", w.Op,
-				"generation_before", string(o.Generation), "generation_after", string(next.Generation))
+			e.emit(ProviderWritten{Node: w.UUID, Op: w.Op,
+				GenerationBefore: string(o.Generation), GenerationAfter: string(next.Generation)})
 		}
 		o = next
 	}
@@ -292,7 +294,7 @@ func (e *Engine) ensureClasses(ctx context.Context, inv map[string]placement.Inv
 func (e *Engine) checkName(ctx context.Context, d Desired) error {
 	_, err := e.pc.GetProvider(ctx, d.UUID)
 	if errors.Is(err, placement.ErrNotFound) {
-		return fmt.Errorf("provider name %s is held by a provider with another uuid: not overwritten", d.Name)
+		return fmt.Errorf("provider name %s is held by a provider with another uuid: %w", d.Name, errNameTaken)
 	}
 	return err
 }

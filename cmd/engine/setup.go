@@ -23,8 +23,18 @@ func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: --config FILE is required", errUsage)
 	}
-	return config.Load(path)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return cfg, nil
 }
+
+// configError is a config file's error, shown as it is, with exit
+// status 2.
+type configError struct{ error }
+
+func (e configError) Unwrap() []error { return []error{e.error, errConfig} }
 
 func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
 	c, err := openCloud(ctx, cfg)

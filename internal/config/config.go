@@ -78,6 +78,9 @@ type Plugin struct {
 	// Services grants the plugin HTTP access to these services, by name.
 	Services map[string]string `toml:"services"`
 	Config   map[string]any    `toml:"config"`
+	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
+	// changes; the same bytes rewritten do not count.
+	ReloadOnChange bool `toml:"reload_on_change"`
 }
 
 // Load reads and checks the file at path.
@@ -120,7 +123,7 @@ func defaults() *Config {
 			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
 			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
 		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
-		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit},
+		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},

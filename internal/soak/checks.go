@@ -47,7 +47,7 @@ func (r *Runner) check(c int, rep engine.Report, panicked any) {
 	ps := r.providers()
 	r.forgetVanished(vanishedNow, ps)
 	r.checkState(c, ps, log)
-	if r.quietRun > 0 && disturbed(rep.Errors) {
+	if r.quietRun > 0 && disturbed(rep.ErrorMessages()) {
 		// The machine, not a fault, made a request overrun its time
 		// limit (a loaded CI host): the quiet phase starts over, so
 		// convergence is still demanded, two cycles later.

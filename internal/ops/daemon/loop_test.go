@@ -35,7 +35,7 @@ func TestStopMidCycleLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if !slices.ContainsFunc(rep.Errors, func(e string) bool { return strings.HasPrefix(e, "stopping: ") }) {
+	if !slices.ContainsFunc(rep.ErrorMessages(), func(e string) bool { return strings.HasPrefix(e, "stopping: ") }) {
 		t.Fatalf("report does not say what it skipped: %v", rep.Errors)
 	}
 	written := r.fake.ProviderUUIDs()
@@ -82,7 +82,7 @@ func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := r.next()
-	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "list nodes: context canceled; no writes") {
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "list nodes: context canceled; no writes") {
 		t.Fatalf("errors %v", rep.Errors)
 	}
 	if n := len(r.fake.ProviderUUIDs()); n != 0 {
