@@ -151,7 +151,7 @@ func less(a, b string) bool {
 func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ...int) error {
 	for attempt := 1; ; attempt++ {
 		err := c.doOnce(ctx, method, path, in, out, ok)
-		if err == nil || attempt >= c.retry.Attempts || !retryable(ctx, method, err) {
+		if err == nil || attempt >= c.retry.Attempts || !retryable(ctx, method, path, err) {
 			return err
 		}
 		c.retries.Add(1)

@@ -12,12 +12,14 @@ import (
 // (a 5xx answer or a dropped connection) is tried again within the
 // cycle, with exponential backoff and full jitter.
 //
-// Only GET and PUT are retried: every PUT this client sends is either
-// guarded by a generation (a retry of a write the server applied but
-// whose answer was lost fails with a conflict, which the engine handles
-// by re-reading) or creates a named class or trait (idempotent). POST
-// (create provider) and DELETE are not: their retry is the engine's
-// next cycle, which starts from a fresh listing.
+// Retried are GET, PUT and the POST that creates a provider: every PUT
+// this client sends is either guarded by a generation (a retry of a
+// write the server applied but whose answer was lost fails with a
+// conflict, which the engine handles by re-reading) or creates a named
+// class or trait (idempotent); a create names its uuid, so a retry of an
+// applied one fails as a duplicate, which the engine resolves by reading
+// the provider. DELETE is not retried: a deletion is re-proved by the
+// next cycle.
 type Retry struct {
 	// Attempts is the tries per request, the first included: 0 means
 	// DefaultAttempts, 1 means no retry.
@@ -54,8 +56,9 @@ func (r Retry) backoff(attempt int) time.Duration {
 }
 
 // retryable says whether a failed request may be tried again.
-func retryable(ctx context.Context, method string, err error) bool {
-	if method != "GET" && method != "PUT" || ctx.Err() != nil {
+func retryable(ctx context.Context, method, path string, err error) bool {
+	safe := method == "GET" || method == "PUT" || method == "POST" && path == "resource_providers"
+	if !safe || ctx.Err() != nil {
 		return false
 	}
 	var api *APIError
