@@ -54,6 +54,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, err
 	}
+	o.Metrics.WatchAuth(c.sess)
 	pc, err := c.connect(ctx, cfg, &placementHooks{observe: o.Metrics.ObservePlacement, log: log})
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ type Metrics struct {
 	placementSecs *prometheus.HistogramVec // method, outcome
 	pluginSecs    *prometheus.HistogramVec // call, outcome
 	reloads       *prometheus.CounterVec   // result
+	auth          authMetrics
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -76,6 +77,7 @@ func NewMetrics() *Metrics {
 		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads} {
 		f(c)
 	}
+	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.
