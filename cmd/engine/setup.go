@@ -27,7 +27,7 @@ func loadConfig(path string) (*config.Config, error) {
 }
 
 func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, fmt.Errorf("log.level: %w", err)
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
