@@ -174,4 +174,3 @@ func (k *Real) Guard(t testing.TB, h http.Handler) *Guarded {
 	g.URL = srv.URL
 	return g
 }
-
