@@ -184,8 +184,10 @@ func (c *Config) check() error {
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
 	if c.Plugin.Path != "" {
-		if _, err := os.Stat(c.Plugin.Path); err != nil {
+		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
+		} else if fi.IsDir() {
+			errs = append(errs, fmt.Errorf("plugin.path is a directory (%s); want the plugin's .wasm file", c.Plugin.Path))
 		}
 	}
 	errs = append(errs, c.checkAuth()...)
