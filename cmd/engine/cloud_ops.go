@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"os"
+
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -103,7 +103,6 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		Services:    c.services,
 		AuthHeader:  c.sess.Header,
 		Logger:      log,
-		Stderr:      os.Stderr,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
 	if t := c.sess.TLS(); t != nil {
