@@ -29,6 +29,24 @@ type Report struct {
 	PlacementRequests int64          `json:"placement_requests"`
 	DurationMS        int64          `json:"duration_ms"`
 	Writes            []Write        `json:"writes,omitempty"`
+
+	budgetWaits int // providers whose write waits for the budget of new names
+}
+
+// maxErrorLines bounds Report.Errors: past it, one line counts the rest,
+// so a plugin's million bad nodes make a report of a few KiB.
+const maxErrorLines = 50
+
+// capErrors keeps the first maxErrorLines errors, each cut to 1 KiB.
+func (r *Report) capErrors() {
+	if n := len(r.Errors); n > maxErrorLines {
+		r.Errors = append(r.Errors[:maxErrorLines:maxErrorLines], fmt.Sprintf("... and %d more errors", n-maxErrorLines))
+	}
+	for i, e := range r.Errors {
+		if len(e) > 1024 {
+			r.Errors[i] = fmt.Sprintf("%s... (%d bytes)", e[:1024], len(e))
+		}
+	}
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -47,7 +65,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	} else {
 		round = e.state.peekRound() + 1
 	}
+	e.pc.BeginCycle()
 	defer func() {
+		r.capErrors()
 		r.PlacementRequests = e.pc.Requests() - reqs
 		r.DurationMS = time.Since(start).Milliseconds()
 	}()
@@ -90,6 +110,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 
 	// 4. Write only real differences, in parallel, bounded.
 	e.syncAll(ctx, desired, listed, dry, &r)
+	if w := e.pc.Waiting(); w != "" {
+		r.Errors = append(r.Errors, fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
+	}
 
 	// 5. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
@@ -166,6 +189,10 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 
 func (r *Report) tally(res outcome, ws []Write, conflicts int, err error, dry bool) {
 	r.Conflicts += conflicts
+	if errors.Is(err, placement.ErrWriteBudget) { // one line for all of them, at the end of the cycle
+		r.budgetWaits++
+		return
+	}
 	if err != nil {
 		r.Errors = append(r.Errors, err.Error())
 		return

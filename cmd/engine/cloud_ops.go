@@ -80,6 +80,7 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		TLS:      c.sess.TLS(),
 		Timeout:  cfg.Placement.Timeout.D(),
 		MaxConns: cfg.Placement.Connections,
+		NewNames: cfg.Placement.NewNamesPerCycle,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
@@ -105,6 +106,7 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		Logger:      log,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
+	o.Limits = wasmhost.Limits{MaxRecords: cfg.Plugin.MaxRecords, MaxField: cfg.Plugin.MaxFieldLength, MaxTraits: cfg.Plugin.MaxTraits}
 	if t := c.sess.TLS(); t != nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t

@@ -45,6 +45,9 @@ type Config struct {
 	Observe func(method string, status int, d time.Duration)
 	// Logger, if set, gets one debug line per request with its request id.
 	Logger *slog.Logger
+	// NewNames caps the custom traits and resource classes created
+	// between two BeginCycle calls (0: DefaultNewNames).
+	NewNames int
 }
 
 // Client talks to one Placement. It is safe for concurrent use.
@@ -55,12 +58,16 @@ type Client struct {
 	mu      sync.Mutex
 	ensured map[string]bool // resource classes and traits known to exist
 	unknown map[string]bool // standard traits Placement lacks
+	budget  budget          // of new names per cycle
 }
 
 // New connects to Placement and negotiates the microversion. A server
 // older than MinVersion is refused.
 func New(ctx context.Context, cfg Config) (*Client, error) {
-	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}}
+	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}, budget: budget{limit: cfg.NewNames}}
+	if c.budget.limit <= 0 {
+		c.budget.limit = DefaultNewNames
+	}
 	pc := cfg.Provider
 	if pc == nil {
 		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
@@ -263,9 +270,13 @@ func (c *Client) KnownUnknown(name string) bool {
 func (c *Client) ensure(ctx context.Context, key string, create func() error) error {
 	c.mu.Lock()
 	done := c.ensured[key]
+	var spent error
+	if !done {
+		spent = c.take(key)
+	}
 	c.mu.Unlock()
-	if done {
-		return nil
+	if done || spent != nil {
+		return spent
 	}
 	if err := create(); err != nil {
 		return fmt.Errorf("ensure %s: %w", key, err)
