@@ -261,3 +261,43 @@ func engineBin(t *testing.T) string {
 	}
 	return binPath
 }
+
+// Whatever a plugin prints reaches the engine's streams only as an
+// escaped attribute of a record tagged with its name: a line forged to
+// look like the engine's never starts a line of its own.
+func TestPluginOutputNeverReachesTheEngineStreamsRaw(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the engine binary")
+	}
+	const forged = `level=INFO msg="provider deleted: node proven gone" node=5d7e0f5c-0000-4000-8000-000000000001`
+	fake := placementfake.New()
+	defer fake.Close()
+	cfg := writeConfig(t, t.TempDir(), fake.URL(), guesttest.Build(t, "."), 128<<20,
+		map[string]any{"attack": "print", "body": forged + "\n" + forged, "lines": 2})
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			cmd := exec.Command(engineBin(t), "once", "--log-format", format, "--config", cfg)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v: %s", err, errb.Bytes())
+			}
+			tagged := 0
+			for _, stream := range [][]byte{out.Bytes(), errb.Bytes()} {
+				for _, line := range strings.Split(string(stream), "\n") {
+					if !strings.Contains(line, "provider deleted: node proven gone") {
+						continue
+					}
+					if strings.Contains(line, `msg="provider deleted`) || !strings.Contains(line, "hostile") ||
+						!strings.Contains(line, "plugin output") {
+						t.Errorf("plugin output outside a tagged record: %q", line)
+					}
+					tagged++
+				}
+			}
+			if tagged != 8 { // 2 lines × 2 prints × stdout and stderr
+				t.Errorf("%d tagged records of the plugin's output, want 8; stderr:\n%s", tagged, errb.Bytes())
+			}
+		})
+	}
+}
