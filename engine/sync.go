@@ -265,15 +265,21 @@ func isBadRequest(err error) bool {
 // trait must not block a node's traits, let alone its inventory, every
 // cycle (nova's _ensure_traits did).
 func (e *Engine) knownTraits(ctx context.Context, ts []string) ([]string, error) {
-	var standard []string
+	var standard, waiting []string
 	for _, t := range ts {
 		if strings.HasPrefix(t, "CUSTOM_") {
-			if err := e.pc.EnsureTrait(ctx, t); err != nil {
+			err := e.pc.EnsureTrait(ctx, t)
+			if errors.Is(err, placement.ErrWriteBudget) { // written in a later cycle; the cycle reports it
+				waiting = append(waiting, t)
+			} else if err != nil {
 				return nil, err
 			}
 		} else {
 			standard = append(standard, t)
 		}
+	}
+	if len(waiting) > 0 {
+		ts = slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(waiting, t) })
 	}
 	unknown, err := e.pc.UnknownTraits(ctx, standard)
 	if err != nil || len(unknown) == 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"os"
+
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -90,6 +90,7 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		MaxConns: cfg.Placement.Connections,
 		// From the state file: a new process skips the discovery request.
 		Microversion: c.microversion,
+		NewNames:     cfg.Placement.NewNamesPerCycle,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
@@ -113,9 +114,9 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		Services:    c.services,
 		AuthHeader:  c.sess.Header,
 		Logger:      log,
-		Stderr:      os.Stderr,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
+	o.Limits = wasmhost.Limits{MaxRecords: cfg.Plugin.MaxRecords, MaxField: cfg.Plugin.MaxFieldLength, MaxTraits: cfg.Plugin.MaxTraits}
 	if t := c.sess.TLS(); t != nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t
