@@ -2,6 +2,9 @@
 GO       ?= go
 PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
+# SDK is the plugin SDK's own module (hostabi/go.mod), required through a
+# replace: `./...` stops at its go.mod, so commands name it by import path.
+SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
 .PHONY: all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
@@ -37,11 +40,11 @@ chromium:
 # the real services are missing (CI does).
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) ./...
+		$(GO) test $(TESTFLAGS) ./... $(SDK)
 
 # unit runs the fast tests only (no real services).
 unit: plugins
-	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./...
+	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./... $(SDK)
 
 demo: build plugins
 	scripts/demo.sh
@@ -76,8 +79,9 @@ bench: build plugins
 
 check:
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && false)
-	$(GO) vet ./...
-	$(WASMENV) $(GO) vet ./plugins/... ./hostabi/guest/...
+	$(GO) vet ./... $(SDK)
+	$(WASMENV) $(GO) vet ./plugins/... github.com/rpengine/rpengine/hostabi/guest/...
+	cd hostabi && $(GO) mod tidy -diff
 
 clean:
 	rm -rf bin build .demo
