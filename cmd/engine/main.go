@@ -24,6 +24,8 @@ verbs:
   show      --config FILE [--json]   list this engine's providers as Placement has them
   status    --config FILE [--json]   show the engines sharing the fleet through etcd ([coord])
   plugin inspect [--json] FILE.wasm  print a plugin's ABI version, name, version and capabilities
+  plugin test [--json] [--config FILE] FILE.wasm
+                                     run the conformance suite against a plugin; exit 1 on a FAIL
 `
 
 // errUsage marks errors of the command line itself (exit status 2).
@@ -77,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
 		return 2
-	case errors.Is(err, errCycleFailed):
+	case errors.Is(err, errCycleFailed), errors.Is(err, errChecksFailed):
 		return 1
 	default:
 		fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
