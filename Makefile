@@ -7,14 +7,20 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
+.PHONY: all build plugins rust-example test unit demo demo-ironic check bench fuzz clean deps chromium soak
 
 all: build plugins
 
 build:
 	$(GO) build -o bin/engine ./cmd/engine
 
-plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm
+plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm rust-example
+
+# rust-example builds the Rust plugin when a rustc with the wasm32-wasi
+# target is installed (make deps installs Debian's); otherwise it says so.
+rust-example:
+	@mkdir -p $(PLUGINS)
+	scripts/rust/build.sh $(PLUGINS)/rust-example.wasm
 
 $(PLUGINS)/%.wasm: FORCE
 	@mkdir -p $(PLUGINS)
@@ -29,6 +35,7 @@ deps:
 	scripts/ironic/install.sh
 	scripts/chromium/install.sh
 	scripts/etcd/install.sh
+	scripts/rust/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
