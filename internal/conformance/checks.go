@@ -23,7 +23,11 @@ func checkABI(ctx context.Context, s *suite) error {
 	if err != nil {
 		return err
 	}
-	s.note = fmt.Sprintf("ABI v%d; imports %s", s.info.ABIVersion, strings.Join(s.info.Imports, ", "))
+	imports := strings.Join(s.info.Imports, ", ")
+	if imports == "" {
+		imports = "none"
+	}
+	s.note = fmt.Sprintf("ABI v%d; host imports: %s", s.info.ABIVersion, imports)
 	return nil
 }
 
