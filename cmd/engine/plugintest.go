@@ -27,13 +27,22 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&asJSON, "json", asJSON, "print one JSON object per check")
 	cfgPath := fs.String("config", "", "engine config whose [plugin] table applies")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v; %s", errUsage, err, pluginTestUsage)
+	// Flags may come before or after the file, as in the usage line of
+	// the README (engine plugin test FILE.wasm --config FILE).
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return fmt.Errorf("%w: %v; %s", errUsage, err, pluginTestUsage)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
 		return fmt.Errorf("%w: %s", errUsage, pluginTestUsage)
 	}
-	o := conformance.Options{Path: fs.Arg(0),
+	o := conformance.Options{Path: files[0],
 		Host: wasmhost.Options{CacheDir: pluginCacheDir(), Logger: log}}
 	if *cfgPath != "" {
 		cfg, err := loadConfig(*cfgPath)
@@ -51,8 +60,9 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 		o.Host.Stderr = nil
 	}
 	enc := json.NewEncoder(out)
-	failed := 0
+	failed, total := 0, 0
 	ok := conformance.Run(ctx, o, func(r conformance.Result) {
+		total++
 		if r.Status == conformance.Fail {
 			failed++
 		}
@@ -64,7 +74,7 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 	})
 	if !ok {
 		if !asJSON {
-			fmt.Fprintf(out, "FAIL  %s: %d checks failed\n", o.Path, failed)
+			fmt.Fprintf(out, "FAIL  %s: %d of %d checks failed\n", o.Path, failed, total)
 		}
 		return errChecksFailed
 	}

@@ -49,7 +49,7 @@ var allChecks = []string{"abi", "describe", "configure", "config_errors", "list_
 func TestPluginTestPassesTheFake(t *testing.T) {
 	wasm := plugintest.Build(t, "plugins/fake")
 	cfg := pluginTestConfig(t, wasm, "memory_limit = \"128MiB\"\n[plugin.config]\nnodes = 40\nseed = 7\ninstance_fraction = 0.3\nmaintenance_fraction = 0.2\n")
-	code, status, out := runPluginTest(t, "--config", cfg, wasm)
+	code, status, out := runPluginTest(t, wasm, "--config", cfg) // flags after the file, as in the README
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
