@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +24,15 @@ type Report struct {
 	Deleted     int      `json:"deleted"`
 	Quarantined int      `json:"quarantined"`
 	Conflicts   int      `json:"conflicts"`
+	// Failed counts providers whose sync failed this cycle.
+	Failed int `json:"failed"`
 	Errors      []string `json:"errors"`
+	// Warnings are conditions that do not fail the cycle but leave
+	// Placement short of the desired state, e.g. traits it does not know.
+	Warnings []string `json:"warnings,omitempty"`
+	// Blocked counts providers of nodes proven gone that could not be
+	// deleted this cycle; each is fully reserved instead (deletion.go).
+	Blocked int `json:"deletions_blocked,omitempty"`
 	// Reserved counts desired providers by ReservedReason ("" = schedulable).
 	Reserved          map[string]int `json:"reserved_by_reason,omitempty"`
 	PlacementRequests int64          `json:"placement_requests"`
@@ -34,7 +43,7 @@ type Report struct {
 // Cycle runs one reconcile: nodes, then instances, then one listing of
 // Placement, then the writes. With dry set it plans and writes nothing.
 func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
-	start, reqs := time.Now(), e.pc.Requests()
+	start := time.Now()
 	r = Report{Errors: []string{}}
 	var round int64 // dry runs count no cycle: they record no proof
 	if !dry {
@@ -48,9 +57,21 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		round = e.state.peekRound() + 1
 	}
 	defer func() {
-		r.PlacementRequests = e.pc.Requests() - reqs
+		now := e.pc.Requests()
+		r.PlacementRequests, e.counted = now-e.counted, now
 		r.DurationMS = time.Since(start).Milliseconds()
+		e.state.setMicroversion(e.pc.Microversion())
+		if u := e.pc.Unknown(); len(u) > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d standard traits unknown to this Placement left out (upgrade Placement to know them): %s",
+				len(u), strings.Join(u[:min(len(u), 10)], ", ")))
+		}
 	}()
+	if e.pc.Stale() {
+		if err := e.pc.Renegotiate(ctx); err != nil {
+			r.Errors = append(r.Errors, fmt.Sprintf("placement refused the recorded microversion: %v; no writes this cycle", err))
+			return r
+		}
+	}
 
 	// 1. Nodes first: the slow snapshot. A failed listing ends the cycle
 	// before any write, so absence can never look like deletion.
@@ -72,6 +93,11 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	r.Nodes, r.Instances = len(nodes), len(instances)
 
 	desired, problems := DesiredState(nodes, instances, e.pol)
+	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
+		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) { // shared slices: clone first
+			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
+		}
+	}
 	r.Reserved = map[string]int{}
 	for _, d := range desired {
 		r.Reserved[string(d.Reserved)]++
@@ -88,10 +114,22 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		return r
 	}
 
-	// 4. Write only real differences, in parallel, bounded.
+	// 4. Before the first write, the ownership record must hold all this
+	// cycle may add or create (record.go), on disk.
+	if !dry {
+		if e.state.intend(desired, listed) {
+			if err := e.state.Save(); err != nil {
+				r.Errors = append(r.Errors, fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
+				return r
+			}
+		}
+		e.claimOrphans(ctx, desired, listed, &r)
+	}
+
+	// 5. Write only real differences, in parallel, bounded.
 	e.syncAll(ctx, desired, listed, dry, &r)
 
-	// 5. Providers whose node is no longer listed: deleted only on proof.
+	// 6. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
 		e.reapVanished(ctx, nodes, listed, round, dry, &r)
 	}
@@ -167,6 +205,7 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 func (r *Report) tally(res outcome, ws []Write, conflicts int, err error, dry bool) {
 	r.Conflicts += conflicts
 	if err != nil {
+		r.Failed++
 		r.Errors = append(r.Errors, err.Error())
 		return
 	}

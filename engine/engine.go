@@ -46,6 +46,9 @@ type Engine struct {
 	opts  Options
 	state *State
 	log   *slog.Logger
+	// counted is the client's request count already reported: the first
+	// cycle's report includes the discovery request.
+	counted int64
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

@@ -71,9 +71,6 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		if dry {
 			return planned(o, ws), ws, conflicts, nil
 		}
-		if len(ws) > 0 {
-			e.state.claim(d.UUID, d.Traits, d.Aggregates)
-		}
 		after, err := e.apply(ctx, d, o, ws)
 		switch {
 		case err == nil:
@@ -212,8 +209,10 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 		if err != nil {
 			return o, fmt.Errorf("%s: %w", w.Op, err)
 		}
-		e.log.Info("provider written", "node", w.UUID, "op", w.Op,
-			"generation_before", string(o.Generation), "generation_after", string(next.Generation))
+		if next.Generation != o.Generation {
+			e.log.Info("provider written", "node", w.UUID, "op", w.Op,
+				"generation_before", string(o.Generation), "generation_after", string(next.Generation))
+		}
 		o = next
 	}
 	return o, refused
@@ -230,7 +229,9 @@ func (e *Engine) write(ctx context.Context, w Write, o Observed) (Observed, erro
 		o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
 	case OpTraits:
 		var set []string
-		if set, err = e.knownTraits(ctx, w.Traits); err == nil {
+		if set, err = e.knownTraits(ctx, w.Traits); err == nil && !sameSet(set, o.Traits) {
+			// Left out unknown traits can make the write a no-op, which
+			// Placement would still count as a change (a new generation).
 			o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, set)
 			o.Traits = set
 		}
@@ -331,6 +332,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 // sameKnown compares what a put would change when the observation came
 // from the cache unchanged.
 func sameKnown(a, b known) bool {
-	return a.GoneSince.IsZero() && slices.Equal(a.Retained, b.Retained) &&
+	return a.GoneSince.IsZero() && !a.Pending && slices.Equal(a.Retained, b.Retained) &&
 		slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates)
+}
+
+// sameSet compares two trait lists as sets.
+func sameSet(a, b []string) bool {
+	return slices.Equal(sortedSet(a), sortedSet(b))
 }

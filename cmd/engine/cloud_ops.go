@@ -19,6 +19,8 @@ type cloud struct {
 	sess      *auth.Session
 	placement string
 	services  map[string]string
+	// microversion was negotiated by an earlier process (state file).
+	microversion string
 }
 
 // openCloud authenticates as [auth] says and resolves the endpoints.
@@ -80,6 +82,8 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		TLS:      c.sess.TLS(),
 		Timeout:  cfg.Placement.Timeout.D(),
 		MaxConns: cfg.Placement.Connections,
+		// From the state file: a new process skips the discovery request.
+		Microversion: c.microversion,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log

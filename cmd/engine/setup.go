@@ -62,16 +62,16 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 		p, err := loadPlugin(ctx, cfg, c, log)
 		plug <- loaded{p, err}
 	}()
-	pc, err := c.connect(ctx, cfg, nil)
+	state, err := c.openState(cfg, log)
+	var pc *placement.Client
+	if err == nil {
+		pc, err = c.connect(ctx, cfg, nil)
+	}
 	if err != nil {
 		if l := <-plug; l.p != nil {
 			l.p.Close(ctx)
 		}
 		return nil, err
-	}
-	state, err := engine.LoadState(cfg.Engine.StateFile, c.stateKey(cfg))
-	if err != nil {
-		log.Warn("state cache ignored", "err", err)
 	}
 	l := <-plug
 	if l.err != nil {

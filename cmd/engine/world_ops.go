@@ -54,6 +54,14 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, err
 	}
+	key := c.stateKey(cfg)
+	var state *engine.State
+	if p, ok := prev.(*daemonWorld); ok && p.key == key && p.cfg.Engine.StateFile == cfg.Engine.StateFile {
+		state = p.state
+		c.microversion = state.Microversion()
+	} else if state, err = c.openState(cfg, log); err != nil {
+		return nil, err
+	}
 	pc, err := c.connect(ctx, cfg, &placementHooks{observe: o.Metrics.ObservePlacement, log: log})
 	if err != nil {
 		return nil, err
@@ -61,13 +69,6 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
 		return nil, err
-	}
-	key := c.stateKey(cfg)
-	var state *engine.State
-	if p, ok := prev.(*daemonWorld); ok && p.key == key && p.cfg.Engine.StateFile == cfg.Engine.StateFile {
-		state = p.state
-	} else if state, err = engine.LoadState(cfg.Engine.StateFile, key); err != nil {
-		log.Warn("state cache ignored", "err", err)
 	}
 	opts := options(cfg)
 	opts.Progress = o.Progress(log, progressEvery)

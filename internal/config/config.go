@@ -142,7 +142,9 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Plugin.Path = abs(c.Plugin.Path)
 	c.Plugin.CacheDir = abs(c.Plugin.CacheDir)
-	c.Engine.StateFile = abs(c.Engine.StateFile)
+	if c.Engine.StateFile != "none" {
+		c.Engine.StateFile = abs(c.Engine.StateFile)
+	}
 	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
 	c.Auth.CACert = abs(c.Auth.CACert)
 }

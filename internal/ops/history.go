@@ -21,12 +21,14 @@ const (
 
 // Classify says how a cycle went. Partial counts as success for health:
 // one bad node (quarantined, or owned by someone else) must not make the
-// whole daemon look down.
+// whole daemon look down. But a cycle in which most provider syncs failed
+// (Placement died under it) is a failure, not a partial success.
 func Classify(r engine.Report) Outcome {
+	synced := r.Created + r.Updated + r.Unchanged + r.Deleted
 	switch {
 	case len(r.Errors) == 0:
 		return OK
-	case r.Created+r.Updated+r.Unchanged+r.Deleted > 0:
+	case synced > 0 && r.Failed <= synced:
 		return Partial
 	}
 	return Failed
