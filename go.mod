@@ -8,6 +8,7 @@ require (
 	github.com/gophercloud/gophercloud/v2 v2.16.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
+	github.com/rpengine/rpengine/hostabi v0.0.0
 	github.com/tetratelabs/wazero v1.12.0
 	go.etcd.io/etcd/api/v3 v3.5.35
 	go.etcd.io/etcd/client/v3 v3.5.35
@@ -37,3 +38,5 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )
+
+replace github.com/rpengine/rpengine/hostabi => ./hostabi

@@ -1,8 +1,8 @@
 // Package guest is the plugin SDK. A plugin's main package implements
-// Plugin with ordinary Go methods (and, optionally, DeletionChecker and
-// Describer) and calls Run from init; this package provides the wasm
-// exports of the host ABI (hostabi/ABI.md), the memory handling and the
-// JSON encoding, and HTTP and Log through the host.
+// Plugin with ordinary Go methods (and, optionally, DeletionChecker,
+// Describer and ServiceUser) and calls Run from init; this package
+// provides the wasm exports of the host ABI (hostabi/ABI.md), the memory
+// handling and the JSON encoding, and HTTP and Log through the host.
 //
 //	type source struct{ ... }
 //
