@@ -66,9 +66,12 @@ type Plugin struct {
 	// response body handed to it.
 	MaxResponse     Size `toml:"max_response"`
 	MaxHTTPResponse Size `toml:"max_http_response"`
-	// Services grants the plugin HTTP access to these services, by name.
-	Services map[string]string `toml:"services"`
-	Config   map[string]any    `toml:"config"`
+	// Services grants the plugin HTTP access to these services, by name:
+	// their endpoints, filled from Grants (grants.go).
+	Services map[string]string `toml:"-"`
+	// Grants are [plugin.services] as written: endpoint and credential.
+	Grants map[string]Grant `toml:"services"`
+	Config map[string]any   `toml:"config"`
 }
 
 // Load reads and checks the file at path.
@@ -102,6 +105,14 @@ func Parse(text, dir string) (*Config, error) {
 		return nil, err
 	}
 	c.resolve(dir)
+	if err := c.grantsToServices(func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}); err != nil {
+		return nil, err
+	}
 	return c, c.check()
 }
 
@@ -175,6 +186,7 @@ func (c *Config) check() error {
 	}
 	errs = append(errs, c.checkAuth()...)
 	errs = append(errs, c.checkOps()...)
+	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
 	return errors.Join(errs...)
 }
