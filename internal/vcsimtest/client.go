@@ -8,7 +8,6 @@ import (
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/object"
-	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
@@ -54,44 +53,57 @@ type Cluster struct {
 	Datastores []Datastore
 }
 
-// Clusters reads every cluster, with its own plain govmomi calls.
+// Clusters reads every cluster, with its own plain govmomi calls (one
+// retrieval per type, decoded by govmomi). A reference to an object that
+// is gone (vcsim leaves some behind) is skipped.
 func Clusters(ctx context.Context, t testing.TB, c *govmomi.Client) []Cluster {
 	t.Helper()
 	m := view.NewManager(c.Client)
-	v, err := m.CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"ClusterComputeResource"}, true)
+	v, err := m.CreateContainerView(ctx, c.ServiceContent.RootFolder, []string{"ClusterComputeResource", "HostSystem", "Datastore"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Destroy(ctx)
 	var cls []mo.ClusterComputeResource
+	var hs []mo.HostSystem
+	var ds []mo.Datastore
 	if err := v.Retrieve(ctx, []string{"ClusterComputeResource"}, []string{"name", "host", "datastore"}, &cls); err != nil {
 		t.Fatal(err)
 	}
-	pc := property.DefaultCollector(c.Client)
+	if err := v.Retrieve(ctx, []string{"HostSystem"}, []string{"name", "summary"}, &hs); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Retrieve(ctx, []string{"Datastore"}, []string{"summary"}, &ds); err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[types.ManagedObjectReference]mo.HostSystem{}
+	for _, h := range hs {
+		hosts[h.Self] = h
+	}
+	stores := map[types.ManagedObjectReference]mo.Datastore{}
+	for _, d := range ds {
+		stores[d.Self] = d
+	}
 	var out []Cluster
 	for _, cl := range cls {
 		o := Cluster{Ref: cl.Self, Name: cl.Name}
-		if len(cl.Host) > 0 {
-			var hs []mo.HostSystem
-			if err := pc.Retrieve(ctx, cl.Host, []string{"name", "summary"}, &hs); err != nil {
-				t.Fatal(err)
+		for _, ref := range cl.Host {
+			h, ok := hosts[ref]
+			if !ok {
+				continue
 			}
-			for _, h := range hs {
-				o.Hosts = append(o.Hosts, Host{Ref: h.Self, Name: h.Name,
-					Threads: int64(h.Summary.Hardware.NumCpuThreads), MemoryBytes: h.Summary.Hardware.MemorySize,
-					Maintenance: h.Summary.Runtime.InMaintenanceMode,
-					Connected:   h.Summary.Runtime.ConnectionState == types.HostSystemConnectionStateConnected})
-			}
+			o.Hosts = append(o.Hosts, Host{Ref: h.Self, Name: h.Name,
+				Threads: int64(h.Summary.Hardware.NumCpuThreads), MemoryBytes: h.Summary.Hardware.MemorySize,
+				Maintenance: h.Summary.Runtime.InMaintenanceMode,
+				Connected:   h.Summary.Runtime.ConnectionState == types.HostSystemConnectionStateConnected})
 		}
-		if len(cl.Datastore) > 0 {
-			var ds []mo.Datastore
-			if err := pc.Retrieve(ctx, cl.Datastore, []string{"summary"}, &ds); err != nil {
-				t.Fatal(err)
+		for _, ref := range cl.Datastore {
+			d, ok := stores[ref]
+			if !ok {
+				continue
 			}
-			for _, d := range ds {
-				o.Datastores = append(o.Datastores, Datastore{Name: d.Summary.Name, Capacity: d.Summary.Capacity,
-					FreeSpace: d.Summary.FreeSpace, Accessible: d.Summary.Accessible, Type: d.Summary.Type})
-			}
+			o.Datastores = append(o.Datastores, Datastore{Name: d.Summary.Name, Capacity: d.Summary.Capacity,
+				FreeSpace: d.Summary.FreeSpace, Accessible: d.Summary.Accessible, Type: d.Summary.Type})
 		}
 		out = append(out, o)
 	}
@@ -135,28 +147,15 @@ func AddHost(ctx context.Context, t testing.TB, c *govmomi.Client, cluster types
 	}
 }
 
-// RemoveDatastore unmounts the datastore named name from every host that
-// mounts it.
+// RemoveDatastore destroys the datastore named name (vcsim has no
+// RemoveDatastore; its Destroy unmounts it from every host and cluster).
 func RemoveDatastore(ctx context.Context, t testing.TB, c *govmomi.Client, name string) {
 	t.Helper()
-	f := Finder(ctx, t, c)
-	ds, err := f.Datastore(ctx, name)
+	ds, err := Finder(ctx, t, c).Datastore(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d mo.Datastore
-	if err := ds.Properties(ctx, ds.Reference(), []string{"host"}, &d); err != nil {
-		t.Fatal(err)
-	}
-	for _, mount := range d.Host {
-		hds, err := object.NewHostSystem(c.Client, mount.Key).ConfigManager().DatastoreSystem(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := hds.Remove(ctx, ds); err != nil {
-			t.Fatalf("remove datastore %s: %v", name, err)
-		}
-	}
+	Destroy(ctx, t, c, ds.Reference())
 }
 
 // Destroy destroys a managed entity (a cluster) and waits.

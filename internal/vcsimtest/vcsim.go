@@ -60,8 +60,15 @@ func Start(t testing.TB, model Model) *Sim {
 
 // Restart stops the simulator and starts it again on the same port with
 // the same model: every session is gone, the inventory is the model's.
-func (s *Sim) Restart() {
+func (s *Sim) Restart() { s.t.Helper(); s.RestartWith(s.model) }
+
+// RestartWith restarts the simulator with another model. vcsim builds its
+// inventory in order, so a model with fewer clusters has the same objects
+// (the same references) minus the last clusters: the way to make a
+// cluster disappear, since vcsim implements no Destroy for clusters.
+func (s *Sim) RestartWith(m Model) {
 	s.t.Helper()
+	s.model = m
 	s.proc.Stop()
 	port, _ := strconv.Atoi(s.URL[strings.LastIndex(s.URL, ":")+1:])
 	bin, _ := Binary()
@@ -89,7 +96,7 @@ func (s *Sim) launch(bin string, port int) error {
 			"-username", User, "-password", Password,
 			"-dc", strconv.Itoa(max(m.Datacenters, 1)), "-cluster", strconv.Itoa(m.Clusters),
 			"-host", strconv.Itoa(m.Hosts), "-ds", strconv.Itoa(m.Datastores),
-			"-standalone-host", "0", "-pg", "0", "-E", os.DevNull)
+			"-standalone-host", "0", "-pg", "0", "-vm", "0", "-E", os.DevNull)
 		cmd.Env = []string{"HOME=" + s.dir, "PATH=/usr/bin:/bin"}
 		url := "http://127.0.0.1:" + strconv.Itoa(p)
 		ready := func(hc *http.Client, u string) bool {
