@@ -28,6 +28,9 @@ const (
 // Model sizes the simulated inventory (vcsim's flags).
 type Model struct {
 	Datacenters, Clusters, Hosts, Datastores int
+	// StartTimeout bounds vcsim's start (default 60 s; a model of
+	// thousands of hosts takes minutes on a loaded machine).
+	StartTimeout time.Duration
 }
 
 // Sim is one running simulator.
@@ -108,7 +111,11 @@ func (s *Sim) launch(bin string, port int) error {
 			return resp.StatusCode == 200
 		}
 		log := filepath.Join(s.dir, "vcsim-"+strconv.Itoa(p)+".log")
-		s.proc, err = testenv.Launch(cmd, log, url, ready, 60*time.Second, 0)
+		timeout := m.StartTimeout
+		if timeout == 0 {
+			timeout = 60 * time.Second
+		}
+		s.proc, err = testenv.Launch(cmd, log, url, ready, timeout, 0)
 		if err == nil {
 			s.URL = url
 			return nil
