@@ -7,14 +7,14 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: all build plugins rust-example test unit demo demo-ironic check bench fuzz clean deps chromium soak
+.PHONY: all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak
 
 all: build plugins
 
 build:
 	$(GO) build -o bin/engine ./cmd/engine
 
-plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm rust-example
+plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm $(PLUGINS)/vmware.wasm rust-example
 
 # rust-example builds the Rust plugin when a rustc with the wasm32-wasi
 # target is installed (make deps installs Debian's); otherwise it says so.
@@ -37,6 +37,7 @@ deps:
 	scripts/etcd/install.sh
 	scripts/keystone/install.sh
 	scripts/rust/install.sh
+	scripts/vcsim/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
@@ -61,6 +62,12 @@ demo: build plugins
 # Ironic (fake-hardware nodes) and Placement, both from Debian's packages.
 demo-ironic: build plugins
 	scripts/ironic/demo.sh
+
+# demo-vmware runs the engine with the VMware plugin against govmomi's
+# vCenter simulator (vcsim, 4 clusters, 32 hosts, 8 datastores) and a
+# local real Placement.
+demo-vmware: build plugins
+	scripts/vcsim/demo.sh
 
 # soak runs the engine through SOAK_CYCLES randomized cycles at SOAK_NODES
 # nodes with faults injected, checks every invariant after every cycle and

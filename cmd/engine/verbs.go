@@ -106,6 +106,7 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	defer plugin.Close(ctx)
+	defer c.close(ctx)
 	info := plugin.Info()
 	v.ok("plugin %q version %q loaded (ABI v%d, %s isolation, optional operations: %s)",
 		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))

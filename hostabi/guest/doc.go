@@ -15,6 +15,14 @@
 //	func init() { guest.Run(&source{}) }
 //	func main() {}
 //
+// A Go client library that takes an http.RoundTripper or an *http.Client
+// (govmomi, gophercloud, a generated REST client) runs in a plugin with
+// Transport: the URL's host names the granted service, the host adds the
+// credentials.
+//
+//	hc := &http.Client{Transport: guest.Transport{}}
+//	resp, err := hc.Get("http://baremetal/v1/nodes?limit=1000")
+//
 // Build with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. The
 // package also builds natively, so plugin code can be unit-tested without
 // a host: SetHTTPForTest and SetLogForTest stand in for the host, and
