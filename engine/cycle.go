@@ -29,6 +29,10 @@ type Report struct {
 	PlacementRequests int64          `json:"placement_requests"`
 	DurationMS        int64          `json:"duration_ms"`
 	Writes            []Write        `json:"writes,omitempty"`
+	// ForeignRewrites counts providers whose values another writer changed
+	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
+	ForeignRewrites int         `json:"foreign_rewrites"`
+	Nova            *NovaReport `json:"nova,omitempty"`
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -90,6 +94,10 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 
 	// 4. Write only real differences, in parallel, bounded.
 	e.syncAll(ctx, desired, listed, dry, &r)
+	r.ForeignRewrites = int(e.foreign.Swap(0))
+	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
+		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
+	}
 
 	// 5. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/baremetal"
@@ -40,12 +41,14 @@ type Options struct {
 
 // Engine reconciles one source into one Placement.
 type Engine struct {
-	src   Source
-	pc    *placement.Client
-	pol   Policy
-	opts  Options
-	state *State
-	log   *slog.Logger
+	src     Source
+	pc      *placement.Client
+	pol     Policy
+	opts    Options
+	state   *State
+	log     *slog.Logger
+	holds   holdBook     // beside nova: the holds placed (hold.go)
+	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

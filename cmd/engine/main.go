@@ -23,6 +23,7 @@ verbs:
   validate  --config FILE            check the config, the plugin and Placement
   show      --config FILE [--json]   list this engine's providers as Placement has them
   status    --config FILE [--json]   show the engines sharing the fleet through etcd ([coord])
+  nova-config --config FILE          print the nova.conf settings and provider-config YAML to run beside nova-compute
   plugin inspect [--json] FILE.wasm  print a plugin's ABI version, name, version and capabilities
 `
 
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdShow(ctx, *cfgPath, *asJSON, stdout, log)
 	case "status":
 		err = cmdStatus(ctx, *cfgPath, *asJSON, stdout)
+	case "nova-config":
+		err = cmdNovaConfig(ctx, *cfgPath, stdout, log)
 	case "plugin":
 		err = cmdPlugin(ctx, fs.Args(), *asJSON, stdout, log)
 	default:

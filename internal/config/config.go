@@ -25,6 +25,7 @@ type Config struct {
 	Server    Server    `toml:"server"`
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
+	Nova      Nova      `toml:"nova"`
 }
 
 type Engine struct {
@@ -176,6 +177,7 @@ func (c *Config) check() error {
 	errs = append(errs, c.checkAuth()...)
 	errs = append(errs, c.checkOps()...)
 	errs = append(errs, c.checkCoord()...)
+	errs = append(errs, c.checkNova()...)
 	return errors.Join(errs...)
 }
 
