@@ -263,3 +263,27 @@ func sortedKeys(m map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// ReleaseHolds deletes this engine's hold consumers on the given
+// providers, for standing down beside nova (docs/NOVA.md): nothing else.
+// It stops once the hold project's usage is zero.
+func ReleaseHolds(ctx context.Context, pc *placement.Client, ownerTrait, project, user string, providers []string) (int, error) {
+	released := 0
+	for _, p := range providers {
+		used, err := pc.ProjectUsage(ctx, project, user)
+		if err != nil {
+			return released, err
+		}
+		if used == 0 {
+			break
+		}
+		err = pc.DeleteConsumer(ctx, HoldConsumer(ownerTrait, p))
+		switch {
+		case err == nil:
+			released++
+		case !errors.Is(err, placement.ErrNotFound):
+			return released, fmt.Errorf("release hold on %s: %w", p, err)
+		}
+	}
+	return released, nil
+}

@@ -24,6 +24,7 @@ verbs:
   show      --config FILE [--json]   list this engine's providers as Placement has them
   status    --config FILE [--json]   show the engines sharing the fleet through etcd ([coord])
   nova-config --config FILE          print the nova.conf settings and provider-config YAML to run beside nova-compute
+  nova-standdown --config FILE       release this engine's holds, to hand the providers back to nova-compute alone
   plugin inspect [--json] FILE.wasm  print a plugin's ABI version, name, version and capabilities
 `
 
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdStatus(ctx, *cfgPath, *asJSON, stdout)
 	case "nova-config":
 		err = cmdNovaConfig(ctx, *cfgPath, stdout, log)
+	case "nova-standdown":
+		err = cmdNovaStandDown(ctx, *cfgPath, stdout)
 	case "plugin":
 		err = cmdPlugin(ctx, fs.Args(), *asJSON, stdout, log)
 	default:

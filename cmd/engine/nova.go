@@ -219,3 +219,51 @@ func knownProviders(cfg *config.Config, c *cloud) []string {
 	st, _ := engine.LoadState(cfg.Engine.StateFile, c.stateKey(cfg))
 	return st.KnownProviders()
 }
+
+// cmdNovaStandDown releases this engine's holds, for handing the providers
+// back to nova-compute alone. The engine must be stopped first, or its
+// next cycle places them again. The owner marker is nova's to drop: it
+// goes at nova's next restart once the provider config file is removed.
+func cmdNovaStandDown(ctx context.Context, path string, out io.Writer) error {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	c, err := openCloud(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	pc, err := c.connect(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	owner := engine.OwnerTrait(cfg.Engine.ID)
+	owned, err := pc.ListProviders(ctx, url.Values{"required": {owner}})
+	if err != nil && !strings.Contains(err.Error(), "No such trait") {
+		return err
+	}
+	all, err := pc.ListProviders(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var uuids []string
+	for _, p := range append(owned, all...) { // owned first: most likely held
+		uuids = append(uuids, p.UUID)
+	}
+	project, user := cfg.HoldIDs()
+	n, err := engine.ReleaseHolds(ctx, pc, owner, project, user, uuids)
+	if err != nil {
+		return err
+	}
+	left, err := pc.ProjectUsage(ctx, project, user)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "released %d holds of engine %q (%d units left in project %s)\n", n, cfg.Engine.ID, left, project)
+	fmt.Fprintf(out, "next: remove rpengine-%s.yaml from nova's provider_config_location and restart nova-compute\n",
+		strings.ToLower(cfg.Engine.ID))
+	if left != 0 {
+		return fmt.Errorf("%d units still used by project %s", left, project)
+	}
+	return nil
+}
