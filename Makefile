@@ -4,7 +4,7 @@ PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
 TESTFLAGS ?=
 
-.PHONY: all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
+.PHONY: test-nova all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
 
 all: build plugins
 
@@ -39,6 +39,12 @@ chromium:
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test $(TESTFLAGS) ./...
+
+# test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
+# TestNovaBeside, docs/NOVA.md): about 10 minutes on 2 loaded cores.
+test-nova: deps build plugins
+	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNovaBeside$$' ./e2e/
 
 # unit runs the fast tests only (no real services).
 unit: plugins

@@ -25,8 +25,15 @@ import (
 //     neither writes, no node the engine reserves is ever a candidate, no
 //     allocation or provider is lost;
 //  4. migration back: `engine nova-standdown`, the provider config removed,
-//     nova restarted: no hold and no marker left, nova quiet.
+//     nova restarted: no hold and no marker left, nova quiet;
+//  5. the same fleet without the arrangement, for the figures it removes.
+//
+// It takes several minutes: `make test-nova` runs it (RPENGINE_NOVA_E2E=1),
+// and CI does.
 func TestNovaBeside(t *testing.T) {
+	if os.Getenv("RPENGINE_NOVA_E2E") != "1" {
+		t.Skip("RPENGINE_NOVA_E2E unset: run it with `make test-nova`")
+	}
 	r := newNovaRig(t, true)
 	owner := engine.OwnerTrait(r.id)
 
@@ -161,36 +168,43 @@ func TestNovaBeside(t *testing.T) {
 	if after := r.providers(); !slices.Equal(before, after) {
 		t.Fatalf("providers changed by the stand-down")
 	}
-	if errs := r.nova.Errors(); len(errs) > 0 {
-		t.Errorf("nova logged errors: %v", errs)
+	// nova's own generation conflicts (its cached generation older than a
+	// scheduler claim or a hold) are retried by nova and are not errors of
+	// the arrangement; anything else is.
+	var conflicts int
+	for _, e := range r.nova.Errors() {
+		if strings.Contains(e, "placement.concurrent_update") {
+			conflicts++
+			continue
+		}
+		t.Errorf("nova logged: %s", e)
 	}
+	t.Logf("FIGURE nova logged %d generation conflicts it retried (after scheduler claims and holds)", conflicts)
+
+	// 5. The same fleet without the arrangement, for the figures it
+	// removes: the engine beside nova without [nova] beside and without
+	// nova's provider config (the state the stand-down left).
+	withoutArrangement(t, r)
 }
 
-// TestNovaWithoutArrangement measures what the arrangement removes: the
-// engine beside nova without [nova] beside and without nova's provider
-// config. It asserts the fight the reference measured, so a change in
-// nova that ends it is seen, and that `engine validate` names the cure.
-func TestNovaWithoutArrangement(t *testing.T) {
-	r := newNovaRig(t, false)
-	r.startNova()
-	r.novaStep("start-up", true, false)
-	for i, node := range r.kinds["deploy"] {
-		r.scheduleInstance(node, fmt.Sprintf("c1111111-0000-4000-8000-%012d", i))
-	}
-	r.novaStep("after the deployments", false, false)
-	ws, rep := r.engineStep("first cycle")
+// withoutArrangement measures, and asserts, the fight the reference
+// measured, so a change in nova that ends it is seen; and that `engine
+// validate` names the cure.
+func withoutArrangement(t *testing.T, r *novaRig) {
+	r.cfg = ironicConfig(t, r.id, r.engW.url, r.plugin, r.view.url, "page_size = 10", "")
+	ws, rep := r.engineStep("first cycle, unarranged")
 	t.Logf("FIGURE before: the engine's first cycle: %d writes (%d refused), created %d", len(ws), refused(ws), rep.Created)
 	r.windows, r.longest = nil, 0
 	var novaWrites, engineWrites, engineRefused, foreign int
 	const refreshes = 2
 	for i := range refreshes {
-		nw := r.novaStep(fmt.Sprintf("refresh %d", i), false, true)
-		ew, rep := r.engineStep(fmt.Sprintf("after refresh %d", i))
+		nw := r.novaStep(fmt.Sprintf("refresh %d, unarranged", i), false, true)
+		ew, rep := r.engineStep(fmt.Sprintf("after refresh %d, unarranged", i))
 		t.Logf("FIGURE before (refresh %d): nova %d writes, engine %d writes (%d refused), %d foreign rewrites counted",
 			i, len(nw), len(ew), refused(ew), rep.ForeignRewrites)
 		novaWrites, engineWrites, engineRefused, foreign = novaWrites+len(nw), engineWrites+len(ew), engineRefused+refused(ew), foreign+rep.ForeignRewrites
 	}
-	t.Logf("FIGURE before: per refresh at %d nodes: nova %d writes, engine %d writes (%d refused); windows %d, longest %s",
+	t.Logf("FIGURE before: per refresh at %d nodes: nova %d writes, engine %d writes (%d refused); %d reserved nodes found schedulable, longest %s (until the engine's next cycle)",
 		len(r.all()), novaWrites/refreshes, engineWrites/refreshes, engineRefused/refreshes, len(r.windows), r.longest)
 	if novaWrites == 0 || engineWrites == 0 || len(r.windows) == 0 || foreign == 0 {
 		t.Fatalf("expected the fight: nova %d, engine %d writes, %d windows, %d foreign rewrites", novaWrites, engineWrites, len(r.windows), foreign)
