@@ -79,7 +79,7 @@ func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []
 	rep := &NovaReport{}
 	r.Nova = rep
 	if err := e.checkBook(ctx, desired, listed, rep); err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("holds: %v; no hold written this cycle", err))
+		r.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
 		return
 	}
 	inScope := make(map[string]bool, len(nodes))
@@ -103,7 +103,7 @@ func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []
 		}
 		switch occupied, err := e.placeHold(ctx, d); {
 		case err != nil:
-			r.Errors = append(r.Errors, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
+			r.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
 		case occupied:
 			rep.Occupied++
 		default:
@@ -122,7 +122,7 @@ func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []
 		}
 		err := e.pc.DeleteConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
 		if err != nil && !errors.Is(err, placement.ErrNotFound) {
-			r.Errors = append(r.Errors, fmt.Sprintf("provider %s: release hold: %v", node, err))
+			r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
 			continue
 		}
 		delete(b.held, node)

@@ -14,6 +14,26 @@ import (
 	"github.com/rpengine/rpengine/internal/config"
 )
 
+// The beside-nova verbs join the list before "plugin" (cli.go).
+func init() {
+	i := slices.IndexFunc(verbs, func(v verb) bool { return v.name == "plugin" })
+	verbs = slices.Insert(verbs, i,
+		verb{name: "nova-config", synopsis: "--config FILE",
+			summary: "print the nova.conf settings and the provider-config YAML to run beside nova-compute (docs/NOVA.md)",
+			example: "engine nova-config --config /etc/rpengine/config.toml",
+			flags:   []string{"config", "log-format"},
+			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+				return cmdNovaConfig(ctx, a.config, out, log)
+			}},
+		verb{name: "nova-standdown", synopsis: "--config FILE",
+			summary: "release this engine's holds, to hand the providers back to nova-compute alone (stop the engine first)",
+			example: "engine nova-standdown --config /etc/rpengine/config.toml",
+			flags:   []string{"config"},
+			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+				return cmdNovaStandDown(ctx, a.config, out)
+			}})
+}
+
 // beside is the engine's beside-nova setting from cfg (docs/NOVA.md).
 func beside(cfg *config.Config) engine.Beside {
 	project, user := cfg.HoldIDs()

@@ -26,6 +26,7 @@ type APIError struct {
 	RequestID   string
 }
 
+// Error names the request, Placement's answer and its request id.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s: %s (request %s)", e.Method, e.URL, e.Status, e.Code, e.Detail, e.RequestID)
 }

@@ -33,6 +33,7 @@ type Metrics struct {
 	reloads       *prometheus.CounterVec   // result
 	foreign       prometheus.Counter       // rewrites of our values by another writer
 	holds         prometheus.Gauge         // beside nova: hold allocations in place
+	more          moreMetrics              // metrics_more.go
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -82,6 +83,7 @@ func NewMetrics() *Metrics {
 		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads, m.foreign, m.holds} {
 		f(c)
 	}
+	m.registerMore()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.
@@ -125,6 +127,7 @@ func (m *Metrics) cycle(r engine.Report, o Outcome, end time.Time) {
 	if o == Failed && r.Nodes == 0 {
 		return // the listing failed: keep the last known node counts
 	}
+	m.outcomes(r.Outcomes)
 	m.quarantined.Set(float64(r.Quarantined))
 	m.instances.Set(float64(r.Instances))
 	for _, s := range NodeStates {

@@ -153,7 +153,7 @@ func (l *Loop) finish(w World, r engine.Report, start time.Time) time.Time {
 		"quarantined", r.Quarantined, "conflicts", r.Conflicts, "errors", len(r.Errors),
 		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
 	for _, e := range r.Errors {
-		l.Log.Error("cycle error", "err", e)
+		l.Log.Error("cycle error", "err", e.Message, "kind", e.Kind, "node", e.Node)
 	}
 	if l.Cycled != nil {
 		l.Cycled(r)
