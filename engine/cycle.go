@@ -44,15 +44,15 @@ type Report struct {
 	// PluginMS is the time spent in plugin calls, PlacementMS in the
 	// phases that talk to Placement (the provider listing, the syncs and
 	// the deletions, less the plugin's proofs); the rest is the engine's.
-	PluginMS    int64         `json:"plugin_ms"`
-	PlacementMS int64         `json:"placement_ms"`
-	Writes      []Write       `json:"writes,omitempty"`
-	Outcomes    []Outcome     `json:"outcomes"`
+	PluginMS    int64     `json:"plugin_ms"`
+	PlacementMS int64     `json:"placement_ms"`
+	Writes      []Write   `json:"writes,omitempty"`
+	Outcomes    []Outcome `json:"outcomes"`
 	// ForeignRewrites counts providers whose values another writer changed
 	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
-	ForeignRewrites int         `json:"foreign_rewrites"`
-	Nova            *NovaReport `json:"nova,omitempty"`
-	proofTime   time.Duration // in confirm_deleted: plugin time within the Placement phases
+	ForeignRewrites int           `json:"foreign_rewrites"`
+	Nova            *NovaReport   `json:"nova,omitempty"`
+	proofTime       time.Duration // in confirm_deleted: plugin time within the Placement phases
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
