@@ -26,6 +26,7 @@ deps:
 	scripts/ironic/install.sh
 	scripts/chromium/install.sh
 	scripts/etcd/install.sh
+	scripts/keystone/install.sh
 	scripts/nova/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test

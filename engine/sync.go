@@ -79,6 +79,12 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			return planned(o, ws), ws, conflicts, nil
 		}
 		after, err := e.apply(ctx, d, o, ws)
+		if err != nil && (fresh || after.Generation != o.Generation) {
+			// What was read and written before the failure still holds (a
+			// cache entry is used only while its generation is listed): a
+			// 5xx on the last write must not cost three reads next cycle.
+			e.state.update(d.UUID, func(k *known) { k.Observed = after })
+		}
 		switch {
 		case err == nil:
 			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}}
@@ -265,15 +271,21 @@ func isBadRequest(err error) bool {
 // trait must not block a node's traits, let alone its inventory, every
 // cycle (nova's _ensure_traits did).
 func (e *Engine) knownTraits(ctx context.Context, ts []string) ([]string, error) {
-	var standard []string
+	var standard, waiting []string
 	for _, t := range ts {
 		if strings.HasPrefix(t, "CUSTOM_") {
-			if err := e.pc.EnsureTrait(ctx, t); err != nil {
+			err := e.pc.EnsureTrait(ctx, t)
+			if errors.Is(err, placement.ErrWriteBudget) { // written in a later cycle; the cycle reports it
+				waiting = append(waiting, t)
+			} else if err != nil {
 				return nil, err
 			}
 		} else {
 			standard = append(standard, t)
 		}
+	}
+	if len(waiting) > 0 {
+		ts = slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(waiting, t) })
 	}
 	unknown, err := e.pc.UnknownTraits(ctx, standard)
 	if err != nil || len(unknown) == 0 {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"os"
+
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -26,9 +26,12 @@ type cloud struct {
 	microversion string
 }
 
-// openCloud authenticates as [auth] says and resolves the endpoints.
-func openCloud(ctx context.Context, cfg *config.Config) (*cloud, error) {
-	sess, err := auth.Open(ctx, authConfig(cfg.Auth))
+// openCloud authenticates as [auth] says and resolves the endpoints; log
+// (may be nil) gets the session's warnings.
+func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*cloud, error) {
+	ac := authConfig(cfg.Auth)
+	ac.Logger = log
+	sess, err := auth.Open(ctx, ac)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +90,7 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		MaxConns: cfg.Placement.Connections,
 		// From the state file: a new process skips the discovery request.
 		Microversion: c.microversion,
+		NewNames:     cfg.Placement.NewNamesPerCycle,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
@@ -110,9 +114,9 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		Services:    c.services,
 		AuthHeader:  c.sess.Header,
 		Logger:      log,
-		Stderr:      os.Stderr,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
+	o.Limits = wasmhost.Limits{MaxRecords: cfg.Plugin.MaxRecords, MaxField: cfg.Plugin.MaxFieldLength, MaxTraits: cfg.Plugin.MaxTraits}
 	if t := c.sess.TLS(); t != nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t

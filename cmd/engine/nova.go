@@ -30,7 +30,7 @@ func init() {
 			example: "engine nova-standdown --config /etc/rpengine/config.toml",
 			flags:   []string{"config"},
 			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-				return cmdNovaStandDown(ctx, a.config, out)
+				return cmdNovaStandDown(ctx, a.config, out, log)
 			}})
 }
 
@@ -73,7 +73,7 @@ func scoped(cfg *config.Config) bool {
 }
 
 func nodesInScope(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]string, error) {
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -244,12 +244,12 @@ func knownProviders(cfg *config.Config, c *cloud) []string {
 // back to nova-compute alone. The engine must be stopped first, or its
 // next cycle places them again. The owner marker is nova's to drop: it
 // goes at nova's next restart once the provider config file is removed.
-func cmdNovaStandDown(ctx context.Context, path string, out io.Writer) error {
+func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return err
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return err
 	}

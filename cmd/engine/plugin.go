@@ -34,7 +34,6 @@ func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, l
 		CallTimeout: *timeout,
 		CacheDir:    pluginCacheDir(),
 		Logger:      log,
-		Stderr:      os.Stderr,
 	})
 	if err != nil {
 		return err

@@ -62,6 +62,9 @@ type Placement struct {
 	Token       string   `toml:"token"`
 	Timeout     Duration `toml:"timeout"`
 	Connections int      `toml:"connections"`
+	// NewNamesPerCycle caps the custom traits and resource classes
+	// created per cycle; the rest wait for later cycles (0: default).
+	NewNamesPerCycle int `toml:"new_names_per_cycle"`
 }
 
 // Plugin is the [plugin] table: the plugin file, its limits and grants.
@@ -76,6 +79,11 @@ type Plugin struct {
 	// response body handed to it.
 	MaxResponse     Size `toml:"max_response"`
 	MaxHTTPResponse Size `toml:"max_http_response"`
+	// MaxRecords, MaxFieldLength and MaxTraits bound one answer: entries
+	// of a listing, bytes of any string, traits per node (0: defaults).
+	MaxRecords     int `toml:"max_records"`
+	MaxFieldLength int `toml:"max_field_length"`
+	MaxTraits      int `toml:"max_traits"`
 	// Services grants the plugin HTTP access to these services, by name.
 	Services map[string]string `toml:"services"`
 	Config   map[string]any    `toml:"config"`
@@ -184,9 +192,15 @@ func (c *Config) check() error {
 	req(c.Plugin.Path != "", "plugin.path", "is required")
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
+	req(c.Plugin.MaxRecords >= 0, "plugin.max_records", "must not be negative")
+	req(c.Plugin.MaxFieldLength >= 0, "plugin.max_field_length", "must not be negative")
+	req(c.Plugin.MaxTraits >= 0, "plugin.max_traits", "must not be negative")
+	req(c.Placement.NewNamesPerCycle >= 0, "placement.new_names_per_cycle", "must not be negative")
 	if c.Plugin.Path != "" {
-		if _, err := os.Stat(c.Plugin.Path); err != nil {
+		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
+		} else if fi.IsDir() {
+			errs = append(errs, fmt.Errorf("plugin.path is a directory (%s); want the plugin's .wasm file", c.Plugin.Path))
 		}
 	}
 	errs = append(errs, c.checkAuth()...)

@@ -34,6 +34,7 @@ type Metrics struct {
 	foreign       prometheus.Counter       // rewrites of our values by another writer
 	holds         prometheus.Gauge         // beside nova: hold allocations in place
 	more          moreMetrics              // metrics_more.go
+	auth          authMetrics
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -84,6 +85,7 @@ func NewMetrics() *Metrics {
 		f(c)
 	}
 	m.registerMore()
+	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.

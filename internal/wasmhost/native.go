@@ -1,9 +1,11 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
 
@@ -57,13 +59,19 @@ func (r *nativeRunner) info() moduleInfo {
 }
 
 func (r *nativeRunner) start(ctx context.Context) (string, error) {
-	raw, err := r.call(ctx, hostabi.ExportConfigure, r.config)
+	var out hostabi.ConfigureResponse
+	var bad error
+	err := r.call(ctx, hostabi.ExportConfigure, r.config, func(a io.Reader) error {
+		bad = decodeAnswer(a, Limits{}, 1<<30, &out)
+		return bad
+	})
+	if bad != nil {
+		e := answerError(bad)
+		e.Msg = "configure: " + e.Msg
+		return "", e
+	}
 	if err != nil {
 		return "", err
-	}
-	var out hostabi.ConfigureResponse
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", failure(KindBadAnswer, "configure: malformed answer: %v", err)
 	}
 	if out.Error.Error != "" {
 		return "", failure(KindPlugin, "configure: %s", out.Error.Error)
@@ -72,13 +80,14 @@ func (r *nativeRunner) start(ctx context.Context) (string, error) {
 }
 
 // call turns a panic into the trap a wasm instance would report.
-func (r *nativeRunner) call(_ context.Context, export string, in []byte) (out []byte, err error) {
+func (r *nativeRunner) call(_ context.Context, export string, in []byte, answer func(io.Reader) error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &Error{Kind: KindTrap, Msg: fmt.Sprintf("panicked: %v", v), Output: string(debug.Stack())}
 		}
 	}()
-	return guest.Handle(r.p, export, in), nil
+	out := guest.Handle(r.p, export, in)
+	return answer(bytes.NewReader(out))
 }
 
 // nativeHTTP runs a guest request through the gate, frames and all.

@@ -1,7 +1,6 @@
 package wasmhost
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,6 +18,10 @@ type Options struct {
 	CacheDir string
 	// MaxResponse caps the size of one answer from the plugin, in bytes.
 	MaxResponse uint32
+	// Limits bound what one answer may hold, checked while it streams
+	// in; the records of one answer may also take at most a quarter of
+	// MemoryLimit decoded.
+	Limits Limits
 
 	// Services maps the service names a plugin may call over HTTP (e.g.
 	// "baremetal", "compute") to their endpoints; any other is refused.
@@ -48,10 +51,10 @@ type Options struct {
 	// nor a test binary needs a hook.
 	HostCommand []string
 
-	// Logger receives the plugin's log calls; Stderr its raw stdout and
-	// stderr (capped per call) and the plugin host process's own stderr.
+	// Logger receives the plugin's log calls and, as attributes of
+	// records tagged with the plugin's name (never raw), the lines it
+	// writes to stdout and stderr and the plugin host process's stderr.
 	Logger *slog.Logger
-	Stderr io.Writer
 
 	// noMemLimit withholds GOMEMLIMIT from the guest, for the test that
 	// shows what it prevents.
@@ -114,6 +117,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxResponse == 0 {
 		o.MaxResponse = DefaultMaxResponse
 	}
+	o.Limits = o.Limits.withDefaults()
 	if o.MaxHTTPResponse == 0 {
 		o.MaxHTTPResponse = DefaultMaxHTTPResponse
 	}
@@ -122,9 +126,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
 	}
 	return o
 }
