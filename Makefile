@@ -7,7 +7,7 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak
+.PHONY: test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak
 
 all: build plugins
 
@@ -38,6 +38,7 @@ deps:
 	scripts/keystone/install.sh
 	scripts/rust/install.sh
 	scripts/vcsim/install.sh
+	scripts/nova/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
@@ -50,6 +51,12 @@ chromium:
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test -timeout 45m $(TESTFLAGS) ./... $(SDK)
+
+# test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
+# TestNovaBeside, docs/NOVA.md): about 10 minutes on 2 loaded cores.
+test-nova: deps build plugins
+	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNovaBeside$$' ./e2e/
 
 # unit runs the fast tests only (no real services).
 unit: plugins

@@ -50,6 +50,11 @@ type Report struct {
 	Outcomes    []Outcome     `json:"outcomes"`
 	proofTime   time.Duration // in confirm_deleted: plugin time within the Placement phases
 	budgetWaits int           // providers whose write waits for the budget of new names
+
+	// ForeignRewrites counts providers whose values another writer changed
+	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
+	ForeignRewrites int         `json:"foreign_rewrites"`
+	Nova            *NovaReport `json:"nova,omitempty"`
 }
 
 // maxErrorLines bounds Report.Errors: past it, one line counts the rest,
@@ -172,6 +177,10 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	e.syncAll(ctx, desired, listed, dry, &r)
 	if w := e.pc.Waiting(); w != "" {
 		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
+	}
+	r.ForeignRewrites = int(e.foreign.Swap(0))
+	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
+		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
 	}
 
 	// 6. Providers whose node is no longer listed: deleted only on proof.

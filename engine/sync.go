@@ -29,6 +29,8 @@ const (
 func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Generation, dry bool) (outcome, []Write, int, error) {
 	exists, adopting := listed != "", false
 	conflicts := 0
+	seen, _ := e.state.get(d.UUID) // before this cycle: to see another writer's rewrite
+	counted := false
 	for attempt := 1; ; attempt++ {
 		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
 		if errors.Is(err, placement.ErrNotFound) {
@@ -68,6 +70,10 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		}
 		d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
 		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
+		if fresh && !dry && !counted && foreignRewrite(seen, o, ws) {
+			counted = true
+			e.foreign.Add(1)
+		}
 		if dry {
 			e.synced(d, o, o, ws, dry)
 			return planned(o, ws), ws, conflicts, nil

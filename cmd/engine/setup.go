@@ -101,6 +101,7 @@ func policy(cfg *config.Config) engine.Policy {
 		MarkerTraits: cfg.Provider.MarkerTraits,
 		Aggregates:   cfg.Provider.Aggregates,
 		Scope:        engine.Scope{Shards: cfg.Scope.Shards, ConductorGroups: cfg.Scope.ConductorGroups},
+		Nova:         beside(cfg),
 	}
 }
 

@@ -101,6 +101,9 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	v.ok("placement %s at microversion %s", c.placement, pc.Microversion())
+	if err := checkNova(ctx, pc, cfg, knownProviders(cfg, c), v); err != nil {
+		return err
+	}
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ type Config struct {
 	Server    Server    `toml:"server"`
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
+	Nova      Nova      `toml:"nova"`
 }
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
@@ -217,6 +218,7 @@ func (c *Config) check() error {
 	errs = append(errs, c.checkOps()...)
 	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
+	errs = append(errs, c.checkNova()...)
 	return errors.Join(errs...)
 }
 
