@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rpengine/rpengine/engine"
 	"os"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestFlakyPlacementConvergesWithinAFewCycles(t *testing.T) {
 			if err := json.Unmarshal([]byte(res.stdout), &r); err != nil {
 				// No report: the process failed before its cycle (e.g. the
 				// version discovery met a 502). A failed cycle all the same.
-				r.Errors = []string{"no cycle: " + strings.TrimSpace(res.stderr)}
+				r.Errors = []engine.Error{{Kind: engine.ErrPlacement, Message: "no cycle: " + strings.TrimSpace(res.stderr)}}
 			}
 			ms += r.DurationMS
 			converged = res.code == 0 && len(r.Errors) == 0

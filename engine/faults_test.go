@@ -50,7 +50,7 @@ func TestFailedWriteKeepsTheGenerationItLearned(t *testing.T) {
 	})
 	in := r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/" + u + "/inventories", Status: 502})
 	rep := r.cycle()
-	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "502 Bad Gateway") || !strings.Contains(rep.Errors[0], "[request req-") {
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "502 Bad Gateway") || !strings.Contains(rep.Errors[0].Message, "[request req-") {
 		t.Fatalf("errors %q: want the 502 with its title and request id", rep.Errors)
 	}
 	in.Remove()

@@ -27,6 +27,12 @@ const (
 	WantVersion = "1.39"
 )
 
+// Config's defaults, and the [placement] keys' (internal/config uses them).
+const (
+	DefaultTimeout  = 30 * time.Second // one request
+	DefaultMaxConns = 8                // per host
+)
+
 // Config says where Placement is and how to reach it.
 type Config struct {
 	Endpoint string
@@ -44,6 +50,11 @@ type Config struct {
 	Observe func(method string, status int, d time.Duration)
 	// Logger, if set, gets one debug line per request with its request id.
 	Logger *slog.Logger
+	// Microversion, if set, is a version negotiated earlier with this
+	// Placement (kept in the state file): New then sends no discovery
+	// request. If Placement refuses it, Stale turns true and Renegotiate
+	// asks again.
+	Microversion string
 	// Retry bounds the retries of failed reads and guarded writes.
 	Retry Retry
 	// Transport, if set, replaces the network (tests serve a handler
@@ -62,6 +73,9 @@ type Client struct {
 	mu      sync.Mutex
 	ensured map[string]bool // resource classes and traits known to exist
 	unknown map[string]bool // standard traits Placement lacks
+
+	cached bool        // the microversion came from Config, not discovery
+	stale  atomic.Bool // Placement refused the cached microversion
 }
 
 // New connects to Placement and negotiates the microversion. A server
@@ -74,11 +88,11 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	maxConns := cfg.MaxConns
 	if maxConns <= 0 {
-		maxConns = 8
+		maxConns = DefaultMaxConns
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
-		timeout = 60 * time.Second
+		timeout = DefaultTimeout
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxConnsPerHost, base.MaxIdleConnsPerHost = maxConns, maxConns
@@ -95,12 +109,28 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
 		Type:           "placement",
 	}
+	if v := cfg.Microversion; v != "" && !less(v, MinVersion) && !less(WantVersion, v) {
+		c.sc.Microversion, c.cached = v, true
+		return c, nil
+	}
+	return c, c.Renegotiate(ctx)
+}
+
+// Stale reports that Placement refused the cached microversion (406): call
+// Renegotiate before the next batch of requests.
+func (c *Client) Stale() bool { return c.stale.Load() }
+
+// Renegotiate discovers the microversion again. Not safe while other
+// requests are in flight.
+func (c *Client) Renegotiate(ctx context.Context) error {
+	c.sc.Microversion = ""
 	v, err := c.negotiate(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c.sc.Microversion = v
-	return c, nil
+	c.sc.Microversion, c.cached = v, false
+	c.stale.Store(false)
+	return nil
 }
 
 // Microversion is the version every request carries.
@@ -181,6 +211,9 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 	if err != nil {
 		var ue gophercloud.ErrUnexpectedResponseCode
 		if errors.As(err, &ue) {
+			if ue.Actual == http.StatusNotAcceptable && c.cached {
+				c.stale.Store(true)
+			}
 			return decodeAPIError(method, u, ue.Actual, ue.ResponseHeader, ue.Body)
 		}
 		return fmt.Errorf("%s %s: %w", method, u, err)
@@ -306,6 +339,18 @@ func (c *Client) KnownUnknown(name string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.unknown[name]
+}
+
+// Unknown lists, sorted, the standard traits found missing so far.
+func (c *Client) Unknown() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.unknown))
+	for n := range c.unknown {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (c *Client) ensure(ctx context.Context, key string, create func() error) error {

@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // Config is the whole file. See README.md for every key.
@@ -27,6 +31,7 @@ type Config struct {
 	Coord     Coord     `toml:"coord"`
 }
 
+// Engine is the [engine] table: identity, pacing and deletion rules.
 type Engine struct {
 	ID          string   `toml:"id"`
 	Interval    Duration `toml:"interval"`
@@ -38,16 +43,19 @@ type Engine struct {
 	StopTimeout Duration `toml:"stop_timeout"`
 }
 
+// Scope is the [scope] table: the shards and conductor groups managed.
 type Scope struct {
 	Shards          []string `toml:"shards"`
 	ConductorGroups []string `toml:"conductor_groups"`
 }
 
+// Provider is the [provider] table: what every provider also gets.
 type Provider struct {
 	MarkerTraits []string `toml:"marker_traits"`
 	Aggregates   []string `toml:"aggregates"`
 }
 
+// Placement is the [placement] table: where and how to reach Placement.
 type Placement struct {
 	Endpoint    string   `toml:"endpoint"`
 	Token       string   `toml:"token"`
@@ -55,6 +63,7 @@ type Placement struct {
 	Connections int      `toml:"connections"`
 }
 
+// Plugin is the [plugin] table: the plugin file, its limits and grants.
 type Plugin struct {
 	Path        string   `toml:"path"`
 	Timeout     Duration `toml:"timeout"`
@@ -69,6 +78,9 @@ type Plugin struct {
 	// Services grants the plugin HTTP access to these services, by name.
 	Services map[string]string `toml:"services"`
 	Config   map[string]any    `toml:"config"`
+	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
+	// changes; the same bytes rewritten do not count.
+	ReloadOnChange bool `toml:"reload_on_change"`
 }
 
 // Load reads and checks the file at path.
@@ -107,10 +119,11 @@ func Parse(text, dir string) (*Config, error) {
 
 func defaults() *Config {
 	return &Config{
-		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6,
-			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1, StopTimeout: Duration(60 * time.Second)},
-		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
-		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20},
+		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
+			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
+			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
+		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
+		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},
@@ -142,7 +155,9 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Plugin.Path = abs(c.Plugin.Path)
 	c.Plugin.CacheDir = abs(c.Plugin.CacheDir)
-	c.Engine.StateFile = abs(c.Engine.StateFile)
+	if c.Engine.StateFile != "none" {
+		c.Engine.StateFile = abs(c.Engine.StateFile)
+	}
 	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
 	c.Auth.CACert = abs(c.Auth.CACert)
 }

@@ -31,6 +31,7 @@ type Metrics struct {
 	placementSecs *prometheus.HistogramVec // method, outcome
 	pluginSecs    *prometheus.HistogramVec // call, outcome
 	reloads       *prometheus.CounterVec   // result
+	more          moreMetrics              // metrics_more.go
 	auth          authMetrics
 }
 
@@ -77,6 +78,7 @@ func NewMetrics() *Metrics {
 		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads} {
 		f(c)
 	}
+	m.registerMore()
 	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -117,6 +119,7 @@ func (m *Metrics) cycle(r engine.Report, o Outcome, end time.Time) {
 	if o == Failed && r.Nodes == 0 {
 		return // the listing failed: keep the last known node counts
 	}
+	m.outcomes(r.Outcomes)
 	m.quarantined.Set(float64(r.Quarantined))
 	m.instances.Set(float64(r.Instances))
 	for _, s := range NodeStates {

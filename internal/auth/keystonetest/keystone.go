@@ -70,10 +70,14 @@ func New() *Server {
 	return s
 }
 
-// URL is the server's root; AuthURL the v3 identity endpoint.
-func (s *Server) URL() string     { return s.srv.URL }
+// URL is the server's root.
+func (s *Server) URL() string { return s.srv.URL }
+
+// AuthURL is the v3 identity endpoint.
 func (s *Server) AuthURL() string { return s.srv.URL + "/v3" }
-func (s *Server) Close()          { s.srv.Close() }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
 
 // SetLifetimes sets how long the next tokens live, one per issue from
 // now on; the last repeats.

@@ -165,7 +165,7 @@ func (l *Loop) finish(w World, r engine.Report, start time.Time, stopped bool) t
 		"quarantined", r.Quarantined, "conflicts", r.Conflicts, "errors", len(r.Errors),
 		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
 	for _, e := range r.Errors {
-		l.Log.Error("cycle error", "err", e)
+		l.Log.Error("cycle error", "err", e.Message, "kind", e.Kind, "node", e.Node)
 	}
 	if l.Cycled != nil {
 		l.Cycled(r)
@@ -175,14 +175,13 @@ func (l *Loop) finish(w World, r engine.Report, start time.Time, stopped bool) t
 
 // cutBeforeAnyWrite says whether a cycle that saw the stop changed
 // nothing and failed only because of it: its listing was cancelled, or
-// the providers left were skipped. Report errors are text, so the two
-// consequences of a stop are recognised by their wording.
+// the providers left were deferred.
 func cutBeforeAnyWrite(r engine.Report) bool {
 	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 {
 		return false
 	}
 	for _, e := range r.Errors {
-		if !strings.HasPrefix(e, "stopping: ") && !strings.Contains(e, context.Canceled.Error()) {
+		if e.Kind != engine.ErrDeferred && !strings.Contains(e.Message, context.Canceled.Error()) {
 			return false
 		}
 	}

@@ -35,7 +35,7 @@ func TestStopMidCycleLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if !slices.ContainsFunc(rep.Errors, func(e string) bool { return strings.HasPrefix(e, "stopping: ") }) {
+	if !slices.ContainsFunc(rep.ErrorMessages(), func(e string) bool { return strings.HasPrefix(e, "stopping: ") }) {
 		t.Fatalf("report does not say what it skipped: %v", rep.Errors)
 	}
 	written := r.fake.ProviderUUIDs()
@@ -82,7 +82,7 @@ func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := r.next()
-	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "list nodes: context canceled; no writes") {
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "list nodes: context canceled; no writes") {
 		t.Fatalf("errors %v", rep.Errors)
 	}
 	if n := len(r.fake.ProviderUUIDs()); n != 0 {
@@ -100,9 +100,7 @@ func TestStopTimeoutCutsWritesStillInFlight(t *testing.T) {
 	r.conf.stopTimeout = 20 * time.Millisecond
 	r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/inventories", Delay: time.Hour})
 	stop := r.start(nil)
-	for len(r.fake.Find("PUT", "/resource_providers/*/inventories")) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	r.waitFor(func() bool { return len(r.fake.Find("PUT", "/resource_providers/*/inventories")) > 0 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +248,7 @@ func TestStopDuringAQuietCycleIsNoFailure(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	if rep := r.next(); len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "context canceled") || rep.Unchanged != 0 {
+	if rep := r.next(); len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "context canceled") || rep.Unchanged != 0 {
 		t.Fatalf("stopped cycle: %+v", rep)
 	}
 	if strings.Contains(r.logs.String(), "level=ERROR") {
