@@ -30,7 +30,11 @@ const maxFlakyCycles = 3
 func TestFlakyPlacementConvergesWithinAFewCycles(t *testing.T) {
 	url := placementtest.Shared(t)
 	plugin := plugintest.Build(t, "plugins/fake")
-	proxy, err := faultproxy.New(url, flakyFaults)
+	faults := flakyFaults
+	if os.Getenv("RPENGINE_FLAKY_FIELD_DELAYS") == "1" { // the field's 2-5 s, for a measurement
+		faults.MinDelay, faults.MaxDelay = 2*time.Second, 5*time.Second
+	}
+	proxy, err := faultproxy.New(url, faults)
 	if err != nil {
 		t.Fatal(err)
 	}
