@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -60,11 +62,48 @@ func randomWorld(rng *rand.Rand, u func(int) string, n int) []hostabi.Node {
 	return out
 }
 
+// killingProxy forwards to Placement and kills the engine right after
+// its target-th write has reached Placement, before the answer gets back:
+// the moment where a lost record leaves a stale trait or an unmarked
+// provider behind.
+type killingProxy struct {
+	next   http.Handler
+	mu     sync.Mutex
+	writes int
+	target int
+	kill   func()
+	killed chan struct{}
+}
+
+func (p *killingProxy) arm(target int, kill func()) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.writes, p.target, p.kill, p.killed = 0, target, kill, make(chan struct{})
+	return p.killed
+}
+
+func (p *killingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.next.ServeHTTP(w, r)
+	if r.Method == "GET" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.writes++
+	if p.writes == p.target && p.kill != nil {
+		p.kill()
+		p.kill = nil
+		close(p.killed)
+	}
+}
+
 // TestKill9AtRandomMomentsLeavesPlacementExact runs `engine run` against
-// the real Placement and kills it with SIGKILL at random moments while the
-// world changes under it, 20 times; then one engine converges and
-// Placement must equal the desired world: no stray CUSTOM_GPU, no
-// unmarked or extra provider, every reservation right.
+// the real Placement and kills it with SIGKILL 20 times while the world
+// changes under it: each time right after a random write of its cycle
+// landed (a create, a trait, inventory or aggregate write, a delete), or
+// at a random moment when the cycle writes less. Then one engine
+// converges and Placement must equal the desired world: no stray
+// CUSTOM_GPU, no unmarked or extra provider, every reservation right.
 func TestKill9AtRandomMomentsLeavesPlacementExact(t *testing.T) {
 	url := placementtest.Shared(t)
 	plugin := plugintest.Build(t, "plugins/fake")
@@ -77,8 +116,12 @@ func TestKill9AtRandomMomentsLeavesPlacementExact(t *testing.T) {
 	world.set(randomWorld(rng, u, n))
 	srv := httptest.NewServer(world)
 	defer srv.Close()
+	target, _ := neturl.Parse(url)
+	proxy := &killingProxy{next: httputil.NewSingleHostReverseProxy(target)}
+	front := httptest.NewServer(proxy)
+	defer front.Close()
 	id := fmt.Sprintf("kill-%x", os.Getpid())
-	cfg := writeConfig(t, id, url, plugin, fmt.Sprintf(`[plugin.services]
+	cfg := writeConfig(t, id, front.URL, plugin, fmt.Sprintf(`[plugin.services]
 world = %q
 [plugin.config]
 world = "world"
@@ -91,22 +134,23 @@ world = "world"
 	fixed = strings.Replace(fixed, `interval = "5s"`, `interval = "1s"`, 1)
 	os.WriteFile(cfg, []byte(fixed), 0o644)
 
-	for kill := range 20 {
+	struck := 0
+	for range 20 {
 		cmd := exec.Command(engineBin(t), "run", "--config", cfg)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		killed := proxy.arm(1+rng.IntN(12), func() { cmd.Process.Kill() })
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// A random moment: often mid-cycle (a cold cycle of 40 nodes takes
-		// a few hundred ms against this Placement), sometimes between.
-		time.Sleep(time.Duration(50+rng.IntN(1200)) * time.Millisecond)
-		if kill%2 == 0 {
-			world.set(randomWorld(rng, u, n)) // the world changes while it runs
-			time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
+		select {
+		case <-killed:
+			struck++
+		case <-time.After(time.Duration(4000+rng.IntN(4000)) * time.Millisecond):
+			proxy.arm(0, nil)
+			cmd.Process.Kill()
 		}
-		cmd.Process.Kill()
 		cmd.Wait()
-		world.set(randomWorld(rng, u, n))
+		world.set(randomWorld(rng, u, n)) // changed while the engine is down
 	}
 
 	final := randomWorld(rng, u, n)
@@ -150,7 +194,11 @@ world = "world"
 			}
 		}
 	}
-	t.Logf("after 20 kills and one clean run: %d stray traits, %d unmarked providers, %d extra providers", stray, unmarked, extra)
+	t.Logf("after 20 kills (%d right after a write) and one clean run: %d stray traits, %d unmarked providers, %d extra providers",
+		struck, stray, unmarked, extra)
+	if struck < 8 {
+		t.Errorf("only %d of 20 kills struck right after a write: the test did not test much", struck)
+	}
 }
 
 func sameStrings(a, b []string) bool {

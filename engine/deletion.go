@@ -126,7 +126,7 @@ func vanished(nodes []hostabi.Node, owned map[string]placement.Generation) []str
 // listing) restarts the count: two proofs with a gap prove nothing about
 // the gap. Answers about uuids the engine did not ask for are ignored.
 func (e *Engine) provenGone(asked, deleted, present []string, round int64, dry bool) []string {
-	now := time.Now()
+	now := e.now()
 	for _, uuid := range present {
 		if slices.Contains(asked, uuid) && !dry {
 			e.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })

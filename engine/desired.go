@@ -65,6 +65,7 @@ func codeOf(err error) string {
 	return CodeBadResources
 }
 
+// String names the node and the reason, as reports print it.
 func (p Problem) String() string { return fmt.Sprintf("node %s: %s", p.NodeUUID, p.Reason) }
 
 // Policy is the part of the configuration the desired state depends on.

@@ -36,6 +36,8 @@ type Options struct {
 	// or deletion starts, and syncs under way finish, so a SIGTERM leaves
 	// no provider half-written. The cycle reports what it skipped.
 	Stop <-chan struct{}
+	// Clock tells the time for DeleteGrace; nil: the system clock.
+	Clock Clock
 	// Observer, if set, receives the engine's events (events.go), after
 	// the engine's own log lines.
 	Observer Observer
@@ -72,13 +74,13 @@ func OwnerTrait(engineID string) string {
 // in-memory cache.
 func New(src Source, pc *placement.Client, pol Policy, opts Options, state *State, log *slog.Logger) *Engine {
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 4
+		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 6
+		opts.MaxAttempts = DefaultMaxAttempts
 	}
 	if opts.DeleteLimit <= 0 {
-		opts.DeleteLimit = 0.1
+		opts.DeleteLimit = DefaultDeleteLimit
 	}
 	if state == nil {
 		state, _ = LoadState("", "")

@@ -73,6 +73,12 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			return planned(o, ws), ws, conflicts, nil
 		}
 		after, err := e.apply(ctx, d, o, ws)
+		if err != nil && (fresh || after.Generation != o.Generation) {
+			// What was read and written before the failure still holds (a
+			// cache entry is used only while its generation is listed): a
+			// 5xx on the last write must not cost three reads next cycle.
+			e.state.update(d.UUID, func(k *known) { k.Observed = after })
+		}
 		switch {
 		case err == nil:
 			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}}

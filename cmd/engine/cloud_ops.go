@@ -26,9 +26,12 @@ type cloud struct {
 	microversion string
 }
 
-// openCloud authenticates as [auth] says and resolves the endpoints.
-func openCloud(ctx context.Context, cfg *config.Config) (*cloud, error) {
-	sess, err := auth.Open(ctx, authConfig(cfg.Auth))
+// openCloud authenticates as [auth] says and resolves the endpoints; log
+// (may be nil) gets the session's warnings.
+func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*cloud, error) {
+	ac := authConfig(cfg.Auth)
+	ac.Logger = log
+	sess, err := auth.Open(ctx, ac)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ type configError struct{ error }
 func (e configError) Unwrap() []error { return []error{e.error, errConfig} }
 
 func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	v.ok("config %s", path)
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
 	}

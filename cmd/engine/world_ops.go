@@ -51,10 +51,11 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, fmt.Errorf("log.level: %w", err)
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
+	o.Metrics.WatchAuth(c.sess)
 	key := c.stateKey(cfg)
 	var state *engine.State
 	if p, ok := prev.(*daemonWorld); ok && p.key == key && p.cfg.Engine.StateFile == cfg.Engine.StateFile {

@@ -33,6 +33,7 @@ type Describer interface {
 	Describe() (name, version string)
 }
 
+//lint:ignore U1000 read by the wasip1 exports (exports_wasip1.go), which a host build leaves out
 var plugin Plugin
 
 // Run registers p. Call it from main's init or main; the host calls the

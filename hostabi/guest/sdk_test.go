@@ -10,7 +10,7 @@ import (
 	"github.com/rpengine/rpengine/hostabi/guest"
 )
 
-type plugin struct{ deletions bool }
+type plugin struct{}
 
 func (plugin) Configure(cfg []byte) (string, error) {
 	if string(cfg) == "bad" {

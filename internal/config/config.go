@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // Config is the whole file. See README.md for every key.
@@ -27,6 +31,7 @@ type Config struct {
 	Coord     Coord     `toml:"coord"`
 }
 
+// Engine is the [engine] table: identity, pacing and deletion rules.
 type Engine struct {
 	ID          string   `toml:"id"`
 	Interval    Duration `toml:"interval"`
@@ -38,16 +43,19 @@ type Engine struct {
 	StopTimeout Duration `toml:"stop_timeout"`
 }
 
+// Scope is the [scope] table: the shards and conductor groups managed.
 type Scope struct {
 	Shards          []string `toml:"shards"`
 	ConductorGroups []string `toml:"conductor_groups"`
 }
 
+// Provider is the [provider] table: what every provider also gets.
 type Provider struct {
 	MarkerTraits []string `toml:"marker_traits"`
 	Aggregates   []string `toml:"aggregates"`
 }
 
+// Placement is the [placement] table: where and how to reach Placement.
 type Placement struct {
 	Endpoint    string   `toml:"endpoint"`
 	Token       string   `toml:"token"`
@@ -55,6 +63,7 @@ type Placement struct {
 	Connections int      `toml:"connections"`
 }
 
+// Plugin is the [plugin] table: the plugin file, its limits and grants.
 type Plugin struct {
 	Path        string   `toml:"path"`
 	Timeout     Duration `toml:"timeout"`
@@ -110,10 +119,11 @@ func Parse(text, dir string) (*Config, error) {
 
 func defaults() *Config {
 	return &Config{
-		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6,
-			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1, StopTimeout: Duration(60 * time.Second)},
-		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
-		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20, ReloadOnChange: true},
+		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
+			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
+			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
+		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
+		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},
@@ -174,8 +184,10 @@ func (c *Config) check() error {
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
 	if c.Plugin.Path != "" {
-		if _, err := os.Stat(c.Plugin.Path); err != nil {
+		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
+		} else if fi.IsDir() {
+			errs = append(errs, fmt.Errorf("plugin.path is a directory (%s); want the plugin's .wasm file", c.Plugin.Path))
 		}
 	}
 	errs = append(errs, c.checkAuth()...)

@@ -74,7 +74,6 @@ type clock struct {
 }
 
 func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) set(t time.Time)         { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // rig drives a real engine over the fake Placement, recording into Ops

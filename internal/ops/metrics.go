@@ -32,6 +32,7 @@ type Metrics struct {
 	pluginSecs    *prometheus.HistogramVec // call, outcome
 	reloads       *prometheus.CounterVec   // result
 	more          moreMetrics              // metrics_more.go
+	auth          authMetrics
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -78,6 +79,7 @@ func NewMetrics() *Metrics {
 		f(c)
 	}
 	m.registerMore()
+	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.

@@ -138,8 +138,10 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	return out
 }
 
-// Ready and Healthy answer /readyz and /healthz.
-func (o *Ops) Ready() (bool, string)   { return o.health.ready() }
+// Ready answers /readyz.
+func (o *Ops) Ready() (bool, string) { return o.health.ready() }
+
+// Healthy answers /healthz.
 func (o *Ops) Healthy() (bool, string) { return o.health.healthy(o.now()) }
 
 // Status is a consistent copy of what the page shows.

@@ -77,6 +77,7 @@ const (
 	inProcessUnlimited
 )
 
+// String names the isolation as logs and benchmarks print it.
 func (i Isolation) String() string {
 	switch i {
 	case ChildProcess:
@@ -89,6 +90,7 @@ func (i Isolation) String() string {
 	return "unknown"
 }
 
+// The limits an Options field left zero gets.
 const (
 	DefaultMemoryLimit     = 256 << 20
 	DefaultCallTimeout     = 60 * time.Second

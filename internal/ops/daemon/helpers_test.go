@@ -81,7 +81,6 @@ type rig struct {
 	conf        conf
 	loads       int
 	worlds      []*world
-	reports     []engine.Report
 	cycled      chan engine.Report
 	progress    func(done, total int)
 	concurrency int
