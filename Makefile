@@ -26,6 +26,7 @@ deps:
 	scripts/ironic/install.sh
 	scripts/chromium/install.sh
 	scripts/etcd/install.sh
+	scripts/keystone/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
@@ -37,7 +38,7 @@ chromium:
 # the real services are missing (CI does).
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) ./...
+		$(GO) test -timeout 45m $(TESTFLAGS) ./...
 
 # unit runs the fast tests only (no real services).
 unit: plugins

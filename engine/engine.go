@@ -38,6 +38,9 @@ type Options struct {
 	Stop <-chan struct{}
 	// Clock tells the time for DeleteGrace; nil: the system clock.
 	Clock Clock
+	// Observer, if set, receives the engine's events (events.go), after
+	// the engine's own log lines.
+	Observer Observer
 }
 
 // Engine reconciles one source into one Placement.
@@ -48,6 +51,14 @@ type Engine struct {
 	opts  Options
 	state *State
 	log   *slog.Logger
+	obs   Observers
+	// results collects the outcomes of the cycle under way; dry says
+	// whether it is a plan. Set before a cycle's goroutines start.
+	results outcomes
+	dry     bool
+	// counted is the client's request count already reported: the first
+	// cycle's report includes the discovery request.
+	counted int64
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.
@@ -77,7 +88,8 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log}
+	obs := Observers{LogObserver(log), opts.Observer}
+	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs}
 }
 
 // SetScope changes what the engine manages from the next cycle on, and

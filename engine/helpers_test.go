@@ -155,8 +155,8 @@ func (r *rig) reserved(uuid string) int64 {
 	return r.provider(uuid).Inventories["CUSTOM_BAREMETAL_GOLD"].Reserved
 }
 
-func errorsContain(errs []string, s string) bool {
-	return slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, s) })
+func errorsContain(errs []engine.Error, s string) bool {
+	return slices.ContainsFunc(errs, func(e engine.Error) bool { return strings.Contains(e.Message, s) })
 }
 
 var errBoom = errors.New("ironic answered 503")

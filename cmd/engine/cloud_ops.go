@@ -19,11 +19,19 @@ type cloud struct {
 	sess      *auth.Session
 	placement string
 	services  map[string]string
+	// pluginHTTP, if set, wraps the transport of the plugin's requests
+	// (the daemon times them by service).
+	pluginHTTP func(services map[string]string, next http.RoundTripper) http.RoundTripper
+	// microversion was negotiated by an earlier process (state file).
+	microversion string
 }
 
-// openCloud authenticates as [auth] says and resolves the endpoints.
-func openCloud(ctx context.Context, cfg *config.Config) (*cloud, error) {
-	sess, err := auth.Open(ctx, authConfig(cfg.Auth))
+// openCloud authenticates as [auth] says and resolves the endpoints; log
+// (may be nil) gets the session's warnings.
+func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*cloud, error) {
+	ac := authConfig(cfg.Auth)
+	ac.Logger = log
+	sess, err := auth.Open(ctx, ac)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +88,8 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		TLS:      c.sess.TLS(),
 		Timeout:  cfg.Placement.Timeout.D(),
 		MaxConns: cfg.Placement.Connections,
+		// From the state file: a new process skips the discovery request.
+		Microversion: c.microversion,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
@@ -110,6 +120,13 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t
 		o.HTTPClient = &http.Client{Transport: tr}
+	}
+	if c.pluginHTTP != nil {
+		var next http.RoundTripper = http.DefaultTransport
+		if o.HTTPClient != nil {
+			next = o.HTTPClient.Transport
+		}
+		o.HTTPClient = &http.Client{Transport: c.pluginHTTP(c.services, next)}
 	}
 	return o
 }

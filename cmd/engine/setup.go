@@ -23,11 +23,21 @@ func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: --config FILE is required", errUsage)
 	}
-	return config.Load(path)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return cfg, nil
 }
 
+// configError is a config file's error, shown as it is, with exit
+// status 2.
+type configError struct{ error }
+
+func (e configError) Unwrap() []error { return []error{e.error, errConfig} }
+
 func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +57,7 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -62,16 +72,16 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 		p, err := loadPlugin(ctx, cfg, c, log)
 		plug <- loaded{p, err}
 	}()
-	pc, err := c.connect(ctx, cfg, nil)
+	state, err := c.openState(cfg, log)
+	var pc *placement.Client
+	if err == nil {
+		pc, err = c.connect(ctx, cfg, nil)
+	}
 	if err != nil {
 		if l := <-plug; l.p != nil {
 			l.p.Close(ctx)
 		}
 		return nil, err
-	}
-	state, err := engine.LoadState(cfg.Engine.StateFile, c.stateKey(cfg))
-	if err != nil {
-		log.Warn("state cache ignored", "err", err)
 	}
 	l := <-plug
 	if l.err != nil {

@@ -78,6 +78,9 @@ type Plugin struct {
 	// Services grants the plugin HTTP access to these services, by name.
 	Services map[string]string `toml:"services"`
 	Config   map[string]any    `toml:"config"`
+	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
+	// changes; the same bytes rewritten do not count.
+	ReloadOnChange bool `toml:"reload_on_change"`
 }
 
 // Load reads and checks the file at path.
@@ -120,7 +123,7 @@ func defaults() *Config {
 			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
 			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
 		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
-		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit},
+		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},
@@ -152,7 +155,9 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Plugin.Path = abs(c.Plugin.Path)
 	c.Plugin.CacheDir = abs(c.Plugin.CacheDir)
-	c.Engine.StateFile = abs(c.Engine.StateFile)
+	if c.Engine.StateFile != "none" {
+		c.Engine.StateFile = abs(c.Engine.StateFile)
+	}
 	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
 	c.Auth.CACert = abs(c.Auth.CACert)
 }
@@ -179,8 +184,10 @@ func (c *Config) check() error {
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
 	if c.Plugin.Path != "" {
-		if _, err := os.Stat(c.Plugin.Path); err != nil {
+		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
+		} else if fi.IsDir() {
+			errs = append(errs, fmt.Errorf("plugin.path is a directory (%s); want the plugin's .wasm file", c.Plugin.Path))
 		}
 	}
 	errs = append(errs, c.checkAuth()...)

@@ -31,6 +31,8 @@ type Metrics struct {
 	placementSecs *prometheus.HistogramVec // method, outcome
 	pluginSecs    *prometheus.HistogramVec // call, outcome
 	reloads       *prometheus.CounterVec   // result
+	more          moreMetrics              // metrics_more.go
+	auth          authMetrics
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -76,6 +78,8 @@ func NewMetrics() *Metrics {
 		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads} {
 		f(c)
 	}
+	m.registerMore()
+	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.
@@ -115,6 +119,7 @@ func (m *Metrics) cycle(r engine.Report, o Outcome, end time.Time) {
 	if o == Failed && r.Nodes == 0 {
 		return // the listing failed: keep the last known node counts
 	}
+	m.outcomes(r.Outcomes)
 	m.quarantined.Set(float64(r.Quarantined))
 	m.instances.Set(float64(r.Instances))
 	for _, s := range NodeStates {

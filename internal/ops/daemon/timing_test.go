@@ -58,7 +58,7 @@ func (w *timedWorld) Cycle(ctx context.Context) engine.Report {
 	if w.block {
 		<-ctx.Done()
 		w.log.add("cut", w.name)
-		return engine.Report{Errors: []string{ctx.Err().Error()}}
+		return engine.Report{Errors: []engine.Error{{Kind: engine.ErrDeferred, Message: ctx.Err().Error()}}}
 	}
 	time.Sleep(w.work) // the bubble's clock: the cycle's own duration
 	w.log.add("end", w.name)
