@@ -100,6 +100,8 @@ func (p *Proxy) next(path string) plan {
 	return pl
 }
 
+// ServeHTTP forwards one request, after the delay and with the fault its
+// draw gave it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pl := p.next(r.URL.Path)
 	t := time.NewTimer(pl.delay)
