@@ -49,6 +49,29 @@ type Report struct {
 	Writes      []Write       `json:"writes,omitempty"`
 	Outcomes    []Outcome     `json:"outcomes"`
 	proofTime   time.Duration // in confirm_deleted: plugin time within the Placement phases
+	budgetWaits int           // providers whose write waits for the budget of new names
+
+	// ForeignRewrites counts providers whose values another writer changed
+	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
+	ForeignRewrites int         `json:"foreign_rewrites"`
+	Nova            *NovaReport `json:"nova,omitempty"`
+}
+
+// maxErrorLines bounds Report.Errors: past it, one line counts the rest,
+// so a plugin's million bad nodes make a report of a few KiB.
+const maxErrorLines = 50
+
+// capErrors keeps the first maxErrorLines errors, each cut to 1 KiB.
+func (r *Report) capErrors() {
+	if n := len(r.Errors); n > maxErrorLines {
+		more := Error{Kind: r.Errors[maxErrorLines].Kind, Message: fmt.Sprintf("... and %d more errors", n-maxErrorLines)}
+		r.Errors = append(r.Errors[:maxErrorLines:maxErrorLines], more)
+	}
+	for i, e := range r.Errors {
+		if len(e.Message) > 1024 {
+			r.Errors[i].Message = fmt.Sprintf("%s... (%d bytes)", e.Message[:1024], len(e.Message))
+		}
+	}
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -70,7 +93,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	} else {
 		round = e.state.peekRound() + 1
 	}
+	e.pc.BeginCycle()
 	defer func() {
+		r.capErrors()
 		now := e.pc.Requests()
 		r.PlacementRequests, e.counted = now-e.counted, now
 		r.DurationMS = time.Since(start).Milliseconds()
@@ -150,6 +175,13 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 
 	// 5. Write only real differences, in parallel, bounded.
 	e.syncAll(ctx, desired, listed, dry, &r)
+	if w := e.pc.Waiting(); w != "" {
+		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
+	}
+	r.ForeignRewrites = int(e.foreign.Swap(0))
+	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
+		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
+	}
 
 	// 6. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
@@ -230,6 +262,10 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 
 func (r *Report) tally(node string, res outcome, ws []Write, conflicts int, err error, dry bool) {
 	r.Conflicts += conflicts
+	if errors.Is(err, placement.ErrWriteBudget) { // one line for all of them, at the end of the cycle
+		r.budgetWaits++
+		return
+	}
 	if err != nil {
 		r.Failed++
 		_, kind, _ := classify(err)

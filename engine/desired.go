@@ -21,6 +21,9 @@ type Desired struct {
 	Aggregates []string
 	Reserved   baremetal.ReservedReason
 	NodeName   string // the node's name at the source, for reading
+	// Hold is the class a hold allocation keeps in use, beside nova only
+	// (hold.go); "" means no hold.
+	Hold string
 }
 
 // Problem is a node the engine will not write, and why; or, with Code
@@ -78,6 +81,8 @@ type Policy struct {
 	// owner trait) may be taken: only when this engine holds the node's
 	// partition and that owner no longer does. nil: never.
 	MayTakeOver func(owner string) bool
+	// Nova is set when nova-compute writes the same providers (nova.go).
+	Nova Beside
 }
 
 // DesiredState is a pure function of the nodes, the instances and the
@@ -133,7 +138,8 @@ func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (
 		return d, coded(CodeClassAndResources, fmt.Errorf("has both resource_class and resources; a node is bare metal or not"))
 	case n.ResourceClass != "":
 		d.Reserved = baremetal.Reservation(n, hasInstance)
-		d.Inventory, err = sh.bareMetal(n.ResourceClass, d.Reserved != baremetal.Schedulable)
+		d.Inventory, err = sh.bareMetal(n.ResourceClass, pol.Nova.reservedInventory(n, d.Reserved))
+		d.Hold = pol.Nova.hold(n, d.Reserved, baremetal.NormalizeResourceClass(n.ResourceClass))
 	case len(n.Resources) > 0:
 		d.Reserved = baremetal.Disabled(n)
 		d.Inventory, err = explicitInventory(n.Resources, d.Reserved)

@@ -13,6 +13,7 @@
 //
 // The engine must never: delete a provider because a node looks unowned or
 // is missing from a listing; write after a failed or partial listing;
-// compute a generation; clear inventory with DELETE; touch allocations;
+// compute a generation; clear inventory with DELETE; touch an allocation
+// of any consumer but its own holds (hold.go, beside nova-compute only);
 // remove a trait or aggregate it did not add.
 package engine

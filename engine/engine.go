@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/baremetal"
@@ -59,6 +60,8 @@ type Engine struct {
 	// counted is the client's request count already reported: the first
 	// cycle's report includes the discovery request.
 	counted int64
+	holds   holdBook     // beside nova: the holds placed (hold.go)
+	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

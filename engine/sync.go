@@ -29,6 +29,8 @@ const (
 func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Generation, dry bool) (outcome, []Write, int, error) {
 	exists, adopting := listed != "", false
 	conflicts := 0
+	seen, _ := e.state.get(d.UUID) // before this cycle: to see another writer's rewrite
+	counted := false
 	for attempt := 1; ; attempt++ {
 		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
 		if errors.Is(err, placement.ErrNotFound) {
@@ -68,6 +70,10 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		}
 		d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
 		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
+		if fresh && !dry && !counted && foreignRewrite(seen, o, ws) {
+			counted = true
+			e.foreign.Add(1)
+		}
 		if dry {
 			e.synced(d, o, o, ws, dry)
 			return planned(o, ws), ws, conflicts, nil
@@ -265,15 +271,21 @@ func isBadRequest(err error) bool {
 // trait must not block a node's traits, let alone its inventory, every
 // cycle (nova's _ensure_traits did).
 func (e *Engine) knownTraits(ctx context.Context, ts []string) ([]string, error) {
-	var standard []string
+	var standard, waiting []string
 	for _, t := range ts {
 		if strings.HasPrefix(t, "CUSTOM_") {
-			if err := e.pc.EnsureTrait(ctx, t); err != nil {
+			err := e.pc.EnsureTrait(ctx, t)
+			if errors.Is(err, placement.ErrWriteBudget) { // written in a later cycle; the cycle reports it
+				waiting = append(waiting, t)
+			} else if err != nil {
 				return nil, err
 			}
 		} else {
 			standard = append(standard, t)
 		}
+	}
+	if len(waiting) > 0 {
+		ts = slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(waiting, t) })
 	}
 	unknown, err := e.pc.UnknownTraits(ctx, standard)
 	if err != nil || len(unknown) == 0 {

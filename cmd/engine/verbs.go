@@ -101,14 +101,19 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	v.ok("placement %s at microversion %s", c.placement, pc.Microversion())
+	if err := checkNova(ctx, pc, cfg, knownProviders(cfg, c), v); err != nil {
+		return err
+	}
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
 		return err
 	}
 	defer plugin.Close(ctx)
+	defer c.close(ctx)
 	info := plugin.Info()
 	v.ok("plugin %q version %q loaded (ABI v%d, %s isolation, optional operations: %s)",
 		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))
+	checkServices(info, cfg, v)
 	if err := reachServices(ctx, c.pluginOptions(cfg, log), v); err != nil {
 		return err
 	}

@@ -60,6 +60,9 @@ type Config struct {
 	// Transport, if set, replaces the network (tests serve a handler
 	// in-process, so testing/synctest can run the backoff).
 	Transport http.RoundTripper
+	// NewNames caps the custom traits and resource classes created
+	// between two BeginCycle calls (0: DefaultNewNames).
+	NewNames int
 }
 
 // Client talks to one Placement. It is safe for concurrent use.
@@ -76,12 +79,17 @@ type Client struct {
 
 	cached bool        // the microversion came from Config, not discovery
 	stale  atomic.Bool // Placement refused the cached microversion
+	budget budget      // of new names per cycle
 }
 
 // New connects to Placement and negotiates the microversion. A server
 // older than MinVersion is refused.
 func New(ctx context.Context, cfg Config) (*Client, error) {
-	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}, retry: cfg.Retry.withDefaults(), log: cfg.Logger}
+	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}, retry: cfg.Retry.withDefaults(), log: cfg.Logger,
+		budget: budget{limit: cfg.NewNames}}
+	if c.budget.limit <= 0 {
+		c.budget.limit = DefaultNewNames
+	}
 	pc := cfg.Provider
 	if pc == nil {
 		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
@@ -356,9 +364,13 @@ func (c *Client) Unknown() []string {
 func (c *Client) ensure(ctx context.Context, key string, create func() error) error {
 	c.mu.Lock()
 	done := c.ensured[key]
+	var spent error
+	if !done {
+		spent = c.take(key)
+	}
 	c.mu.Unlock()
-	if done {
-		return nil
+	if done || spent != nil {
+		return spent
 	}
 	if err := create(); err != nil {
 		return fmt.Errorf("ensure %s: %w", key, err)

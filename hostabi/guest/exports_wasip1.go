@@ -48,6 +48,7 @@ func exportConfirmDeleted(p uintptr, n uint32) uint64 { return op(hostabi.Export
 // packed location of the answer, kept alive until the next call.
 func op(export string, p uintptr, n uint32) uint64 {
 	lastOut = nil // let the previous answer go before making the next
+	collect()
 	var in []byte
 	if b := pinned[p]; uint32(len(b)) >= n {
 		in = b[:n]

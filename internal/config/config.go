@@ -29,6 +29,7 @@ type Config struct {
 	Server    Server    `toml:"server"`
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
+	Nova      Nova      `toml:"nova"`
 }
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
@@ -61,6 +62,9 @@ type Placement struct {
 	Token       string   `toml:"token"`
 	Timeout     Duration `toml:"timeout"`
 	Connections int      `toml:"connections"`
+	// NewNamesPerCycle caps the custom traits and resource classes
+	// created per cycle; the rest wait for later cycles (0: default).
+	NewNamesPerCycle int `toml:"new_names_per_cycle"`
 }
 
 // Plugin is the [plugin] table: the plugin file, its limits and grants.
@@ -75,9 +79,17 @@ type Plugin struct {
 	// response body handed to it.
 	MaxResponse     Size `toml:"max_response"`
 	MaxHTTPResponse Size `toml:"max_http_response"`
-	// Services grants the plugin HTTP access to these services, by name.
-	Services map[string]string `toml:"services"`
-	Config   map[string]any    `toml:"config"`
+	// MaxRecords, MaxFieldLength and MaxTraits bound one answer: entries
+	// of a listing, bytes of any string, traits per node (0: defaults).
+	MaxRecords     int `toml:"max_records"`
+	MaxFieldLength int `toml:"max_field_length"`
+	MaxTraits      int `toml:"max_traits"`
+	// Services grants the plugin HTTP access to these services, by name:
+	// their endpoints, filled from Grants (grants.go).
+	Services map[string]string `toml:"-"`
+	// Grants are [plugin.services] as written: endpoint and credential.
+	Grants map[string]Grant `toml:"services"`
+	Config map[string]any   `toml:"config"`
 	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
 	// changes; the same bytes rewritten do not count.
 	ReloadOnChange bool `toml:"reload_on_change"`
@@ -114,6 +126,14 @@ func Parse(text, dir string) (*Config, error) {
 		return nil, err
 	}
 	c.resolve(dir)
+	if err := c.grantsToServices(func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}); err != nil {
+		return nil, err
+	}
 	return c, c.check()
 }
 
@@ -183,6 +203,10 @@ func (c *Config) check() error {
 	req(c.Plugin.Path != "", "plugin.path", "is required")
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
+	req(c.Plugin.MaxRecords >= 0, "plugin.max_records", "must not be negative")
+	req(c.Plugin.MaxFieldLength >= 0, "plugin.max_field_length", "must not be negative")
+	req(c.Plugin.MaxTraits >= 0, "plugin.max_traits", "must not be negative")
+	req(c.Placement.NewNamesPerCycle >= 0, "placement.new_names_per_cycle", "must not be negative")
 	if c.Plugin.Path != "" {
 		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
@@ -192,7 +216,9 @@ func (c *Config) check() error {
 	}
 	errs = append(errs, c.checkAuth()...)
 	errs = append(errs, c.checkOps()...)
+	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
+	errs = append(errs, c.checkNova()...)
 	return errors.Join(errs...)
 }
 

@@ -47,7 +47,7 @@ func (c *childHost) ensure(ctx context.Context) error {
 			return nil
 		}
 	}
-	p, err := startChild(c.opts, c.load.Path)
+	p, err := startChild(c.opts, c.load.Path, c.svc)
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (c *childHost) ensure(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, compileTimeout)
 	defer cancel()
 	req, _ := json.Marshal(c.load)
-	_, info, err := c.exchange(ctx, opLoad, req)
+	_, info, err := c.exchange(ctx, opLoad, nil, req)
 	if err != nil {
 		c.stop()
 		return err
@@ -64,18 +64,18 @@ func (c *childHost) ensure(ctx context.Context) error {
 }
 
 func (c *childHost) start(ctx context.Context) (string, error) {
-	_, name, err := c.exchange(ctx, opStart)
+	_, name, err := c.exchange(ctx, opStart, nil)
 	return string(name), err
 }
 
-func (c *childHost) call(ctx context.Context, export string, in []byte) ([]byte, error) {
-	_, answer, err := c.exchange(ctx, opCall, hostabi.AppendFrame(nil, []byte(export), nil), in)
-	return answer, err
+func (c *childHost) call(ctx context.Context, export string, in []byte, answer func(io.Reader) error) error {
+	_, _, err := c.exchange(ctx, opCall, answer, hostabi.AppendFrame(nil, []byte(export), nil), in)
+	return err
 }
 
 func (c *childHost) discard(ctx context.Context) {
 	if c.proc != nil {
-		c.exchange(ctx, opDiscard)
+		c.exchange(ctx, opDiscard, nil)
 	}
 }
 
@@ -86,8 +86,10 @@ func (c *childHost) close(context.Context) error {
 
 // exchange sends one request and serves the plugin's HTTP and log calls
 // until the answer comes. When ctx ends first, the plugin host is killed:
-// that is the time limit.
-func (c *childHost) exchange(ctx context.Context, op byte, payload ...[]byte) (byte, []byte, error) {
+// that is the time limit. With answer set, a call's result is streamed
+// to it from the pipe, never held whole in the engine; its error is
+// returned as is, after the rest of the result was read and dropped.
+func (c *childHost) exchange(ctx context.Context, op byte, answer func(io.Reader) error, payload ...[]byte) (byte, []byte, error) {
 	p := c.proc
 	if p == nil {
 		return 0, nil, failure(KindHost, "no plugin host process")
@@ -99,8 +101,20 @@ func (c *childHost) exchange(ctx context.Context, op byte, payload ...[]byte) (b
 	}
 	limit := uint64(max(c.opts.MaxResponse, maxHTTPRequest)) + 64<<10
 	for {
-		op, data, err := readFrame(p.r, limit)
+		op, n, err := readFrameHead(p.r, limit)
 		if err != nil {
+			return 0, nil, c.lost(ctx, err)
+		}
+		if op == opResult && answer != nil {
+			body := io.LimitReader(p.r, int64(n))
+			aerr := answer(body)
+			if _, err := io.Copy(io.Discard, body); err != nil {
+				return 0, nil, c.lost(ctx, err)
+			}
+			return op, nil, aerr
+		}
+		data := make([]byte, n)
+		if _, err := io.ReadFull(p.r, data); err != nil {
 			return 0, nil, c.lost(ctx, err)
 		}
 		switch op {
@@ -110,7 +124,13 @@ func (c *childHost) exchange(ctx context.Context, op byte, payload ...[]byte) (b
 			}
 		case opLog:
 			var l logLine
-			if json.Unmarshal(data, &l) == nil {
+			switch {
+			case json.Unmarshal(data, &l) != nil:
+			case l.Stream == "-":
+				c.svc.output(ctx, "", l.Msg)
+			case l.Stream != "":
+				c.svc.output(ctx, l.Stream, l.Msg)
+			default:
 				c.svc.logAt(ctx, l.Level, l.Msg)
 			}
 		case opError:
@@ -157,7 +177,7 @@ type childProc struct {
 	once    sync.Once
 }
 
-func startChild(opts Options, path string) (*childProc, error) {
+func startChild(opts Options, path string, svc *engineServices) (*childProc, error) {
 	argv := opts.HostCommand
 	if len(argv) == 0 {
 		exe, err := os.Executable()
@@ -182,7 +202,9 @@ func startChild(opts Options, path string) (*childProc, error) {
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env = childEnvironment()
 	p.cmd.Stdin, p.cmd.Stdout = inR, outW
-	p.cmd.Stderr = io.MultiWriter(opts.Stderr, p.stderr)
+	// The plugin host's own stderr (a Go crash of the host, say) is data
+	// too: logged line by line, tagged and capped, never copied raw.
+	p.cmd.Stderr = io.MultiWriter(newHostStderr(svc), p.stderr)
 	p.cmd.SysProcAttr = childProcAttr()
 	err = p.cmd.Start()
 	inR.Close()

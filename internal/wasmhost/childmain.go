@@ -62,7 +62,7 @@ func serveChild(in io.Reader, out io.Writer, stderr io.Writer) int {
 				continue
 			}
 			req.Config.Interruptible = false // the engine kills this process instead
-			sb, err = newSandbox(ctx, wasm, req.Config, link, stderr)
+			sb, err = newSandbox(ctx, wasm, req.Config, link)
 			if err != nil {
 				link.fail(err)
 				continue
@@ -83,12 +83,15 @@ func serveChild(in io.Reader, out io.Writer, stderr io.Writer) int {
 				link.fail(failure(KindHost, "plugin host: bad call: %v", err))
 				continue
 			}
-			answer, err := sb.call(ctx, string(head), input)
-			if err != nil {
+			sent := false
+			err = sb.call(ctx, string(head), input, func(view []byte) error {
+				link.send(opResult, view) // from guest memory: the answer is never copied here
+				sent = true
+				return nil
+			})
+			if err != nil && !sent {
 				link.fail(err)
-				continue
 			}
-			link.send(opResult, answer)
 		case op == opDiscard:
 			sb.discard(ctx)
 			link.send(opDiscard2, nil)
@@ -134,5 +137,13 @@ func (l *childLink) http(_ context.Context, frame []byte) []byte {
 
 func (l *childLink) log(_ context.Context, level slog.Level, msg string) {
 	raw, _ := json.Marshal(logLine{Level: int(level), Msg: msg})
+	l.send(opLog, raw)
+}
+
+func (l *childLink) output(_ context.Context, stream, line string) {
+	if stream == "" {
+		stream = "-"
+	}
+	raw, _ := json.Marshal(logLine{Msg: line, Stream: stream})
 	l.send(opLog, raw)
 }

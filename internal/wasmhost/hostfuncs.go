@@ -25,6 +25,9 @@ type services interface {
 	// http answers one request frame with a response frame.
 	http(ctx context.Context, frame []byte) []byte
 	log(ctx context.Context, level slog.Level, msg string)
+	// output takes one line the guest wrote to stream ("stdout",
+	// "stderr"; "" for the host's note that lines were dropped).
+	output(ctx context.Context, stream, line string)
 }
 
 // hostModule builds the hostabi.HostModule functions. They run where the

@@ -1,7 +1,6 @@
 package wasmhost
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,13 +18,23 @@ type Options struct {
 	CacheDir string
 	// MaxResponse caps the size of one answer from the plugin, in bytes.
 	MaxResponse uint32
+	// Limits bound what one answer may hold, checked while it streams
+	// in; the records of one answer may also take at most a quarter of
+	// MemoryLimit decoded.
+	Limits Limits
 
 	// Services maps the service names a plugin may call over HTTP (e.g.
 	// "baremetal", "compute") to their endpoints; any other is refused.
 	Services map[string]string
+	// Credentials authenticate the plugin's requests, per granted service
+	// (a Keystone token, a vCenter session; see Credential). The gate
+	// renews one and retries once when the service rejects it. A service
+	// mapped to nil gets no credential even with AuthHeader set.
+	Credentials map[string]Credential
 	// AuthHeader, if set, gives the header that authenticates a request to
-	// a service (e.g. "X-Auth-Token" and a Keystone token). It is called
-	// for every request, in the engine process: the plugin never sees it.
+	// a service without an entry in Credentials, never renewed. It is
+	// called for every request, in the engine process: the plugin never
+	// sees it.
 	AuthHeader func(service string) (name, value string)
 	// HTTPClient performs the plugin's requests (default: a client with
 	// keep-alives and no overall timeout; the call's deadline bounds it).
@@ -48,10 +57,10 @@ type Options struct {
 	// nor a test binary needs a hook.
 	HostCommand []string
 
-	// Logger receives the plugin's log calls; Stderr its raw stdout and
-	// stderr (capped per call) and the plugin host process's own stderr.
+	// Logger receives the plugin's log calls and, as attributes of
+	// records tagged with the plugin's name (never raw), the lines it
+	// writes to stdout and stderr and the plugin host process's stderr.
 	Logger *slog.Logger
-	Stderr io.Writer
 
 	// noMemLimit withholds GOMEMLIMIT from the guest, for the test that
 	// shows what it prevents.
@@ -114,6 +123,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxResponse == 0 {
 		o.MaxResponse = DefaultMaxResponse
 	}
+	o.Limits = o.Limits.withDefaults()
 	if o.MaxHTTPResponse == 0 {
 		o.MaxHTTPResponse = DefaultMaxHTTPResponse
 	}
@@ -122,9 +132,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
 	}
 	return o
 }

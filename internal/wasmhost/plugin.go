@@ -1,10 +1,12 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -40,6 +42,9 @@ type Info struct {
 	// Imports lists the host functions it uses ("rpengine.http_request").
 	Imports   []string `json:"imports"`
 	Isolation string   `json:"isolation"`
+	// Services are the HTTP services the plugin declares it calls; nil
+	// when it declares none at all (an older plugin).
+	Services []hostabi.Service `json:"services"`
 }
 
 // runner is where the sandbox runs: in this process, or in a plugin host
@@ -50,7 +55,9 @@ type runner interface {
 	ensure(ctx context.Context) error
 	// start makes an instance ready and returns its configured name.
 	start(ctx context.Context) (string, error)
-	call(ctx context.Context, export string, in []byte) ([]byte, error)
+	// call runs export and streams its answer to answer; answer's
+	// error is returned as is.
+	call(ctx context.Context, export string, in []byte, answer func(io.Reader) error) error
 	// discard drops the instance after an answer the host rejected.
 	discard(ctx context.Context)
 	info() moduleInfo
@@ -64,7 +71,15 @@ func Load(ctx context.Context, path string, config []byte, opts Options) (*Plugi
 	if config == nil {
 		config = []byte("{}")
 	}
-	return open(ctx, path, config, true, opts)
+	p, err := open(ctx, path, config, true, opts)
+	if err != nil {
+		return nil, err
+	}
+	if msg := ungranted(p.info.Services, opts.Services); msg != "" {
+		p.Close(ctx)
+		return nil, &Error{Plugin: p.info.Name, Op: "load", Kind: KindRefused, Msg: msg}
+	}
+	return p, nil
 }
 
 // Inspect loads the plugin at path without configuring it and returns
@@ -125,7 +140,7 @@ func openWith(ctx context.Context, path string, opts Options, r runner, svc *eng
 	}
 	mod := r.info()
 	p.info = Info{ABIVersion: hostabi.Version, Name: d.Name, Version: d.Version, Imports: append([]string{}, mod.Imports...),
-		Operations: []string{}, Isolation: opts.Isolation.String()}
+		Operations: []string{}, Isolation: opts.Isolation.String(), Services: d.Services}
 	for _, op := range mod.Optional {
 		if slices.Contains(d.Operations, op) {
 			p.info.Operations = append(p.info.Operations, op)
@@ -160,7 +175,7 @@ func (p *Plugin) Supports(export string) bool {
 func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
 	in, _ := json.Marshal(req)
 	var out hostabi.ListNodesResponse
-	if err := p.call(ctx, hostabi.ExportListNodes, in, &out, &out.Error); err != nil {
+	if err := p.call(ctx, hostabi.ExportListNodes, in, &out, &out.Error, nodeList(&out.Nodes)); err != nil {
 		return nil, err
 	}
 	if !out.Complete {
@@ -172,7 +187,7 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 // ListInstances asks the plugin for the consumers placed on nodes.
 func (p *Plugin) ListInstances(ctx context.Context) ([]hostabi.Instance, error) {
 	var out hostabi.ListInstancesResponse
-	if err := p.call(ctx, hostabi.ExportListInstances, []byte("{}"), &out, &out.Error); err != nil {
+	if err := p.call(ctx, hostabi.ExportListInstances, []byte("{}"), &out, &out.Error, instanceList(&out.Instances)); err != nil {
 		return nil, err
 	}
 	return out.Instances, nil
@@ -189,7 +204,7 @@ func (p *Plugin) ConfirmDeleted(ctx context.Context, uuids []string) (deleted, p
 	}
 	in, _ := json.Marshal(hostabi.ConfirmDeletedRequest{UUIDs: uuids})
 	var out hostabi.ConfirmDeletedResponse
-	if err := p.call(ctx, export, in, &out, &out.Error); err != nil {
+	if err := p.call(ctx, export, in, &out, &out.Error, uuidList("deleted", &out.Deleted), uuidList("present", &out.Present)); err != nil {
 		return nil, nil, err
 	}
 	asked := make(map[string]bool, len(uuids))
@@ -199,16 +214,16 @@ func (p *Plugin) ConfirmDeleted(ctx context.Context, uuids []string) (deleted, p
 	seen := make(map[string]bool, len(out.Deleted))
 	for _, u := range out.Deleted {
 		if !asked[u] {
-			return nil, nil, p.named(export, failure(KindBadAnswer, "answered deleted for %q, which was not asked", u))
+			return nil, nil, p.named(export, failure(KindBadAnswer, "answered deleted for \"%s\", which was not asked", Printable(u)))
 		}
 		seen[u] = true
 	}
 	for _, u := range out.Present {
 		if !asked[u] {
-			return nil, nil, p.named(export, failure(KindBadAnswer, "answered present for %q, which was not asked", u))
+			return nil, nil, p.named(export, failure(KindBadAnswer, "answered present for \"%s\", which was not asked", Printable(u)))
 		}
 		if seen[u] {
-			return nil, nil, p.named(export, failure(KindBadAnswer, "answered both deleted and present for %q", u))
+			return nil, nil, p.named(export, failure(KindBadAnswer, "answered both deleted and present for \"%s\"", Printable(u)))
 		}
 	}
 	return out.Deleted, out.Present, nil
@@ -227,7 +242,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 
 // call runs one operation under the time limit; any failure is an *Error
 // and leaves nothing of the answer to use.
-func (p *Plugin) call(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error) error {
+func (p *Plugin) call(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error, lists ...listing) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -238,26 +253,37 @@ func (p *Plugin) call(ctx context.Context, export string, in []byte, out any, pe
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
-	if err := p.exchange(cctx, export, in, out, perr); err != nil {
+	if err := p.exchange(cctx, export, in, out, perr, lists...); err != nil {
 		return p.wrap(ctx, cctx, opName(export), err)
 	}
 	return nil
 }
 
-func (p *Plugin) exchange(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error) error {
-	raw, err := p.run.call(ctx, export, in)
+// exchange runs export and decodes its answer into out as it streams in,
+// within the answer limits; lists name out's listings.
+func (p *Plugin) exchange(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error, lists ...listing) error {
+	var bad error
+	err := p.run.call(ctx, export, in, func(r io.Reader) error {
+		bad = decodeAnswer(r, p.opts.Limits, p.budget(), out, lists...)
+		return bad
+	})
+	if bad != nil {
+		p.run.discard(ctx)
+		return answerError(bad)
+	}
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		p.run.discard(ctx)
-		return failure(KindBadAnswer, "malformed answer (%d bytes): %v", len(raw), err)
-	}
 	if perr.Error != "" {
-		return failure(KindPlugin, "%s", perr.Error)
+		return failure(KindPlugin, "%s", Printable(perr.Error))
 	}
 	return nil
 }
+
+// budget is the decoded memory one answer may take: a quarter of the
+// plugin's memory limit, so even with the GC's headroom an answer costs
+// the engine less than the plugin may use itself.
+func (p *Plugin) budget() int64 { return int64(p.opts.MemoryLimit / 4) }
 
 // wrap names the plugin and the operation in err, and says which deadline
 // a timeout hit: the plugin's time limit or the caller's.
@@ -323,6 +349,16 @@ func (s *engineServices) logAt(ctx context.Context, level int, msg string) {
 	s.log(ctx, slog.Level(level), msg)
 }
 
+// output logs a line of the plugin's stdout or stderr as data: the value
+// of an attribute, which the handler escapes, never a line of its own.
+func (s *engineServices) output(ctx context.Context, stream, line string) {
+	if stream == "" {
+		s.logger.Log(ctx, slog.LevelWarn, "plugin output dropped", "plugin", *s.label.Load(), "detail", line)
+		return
+	}
+	s.logger.Log(ctx, slog.LevelWarn, "plugin output", "plugin", *s.label.Load(), "stream", stream, "line", line)
+}
+
 // inProcess runs the sandbox in the engine process, interruptible.
 type inProcess struct{ sb *sandbox }
 
@@ -331,7 +367,7 @@ func newInProcess(ctx context.Context, path string, cfg sandboxConfig, svc *engi
 	if err != nil {
 		return nil, failure(KindHost, "%v", err)
 	}
-	sb, err := newSandbox(ctx, wasm, cfg, svc, opts.Stderr)
+	sb, err := newSandbox(ctx, wasm, cfg, svc)
 	if err != nil {
 		return nil, err
 	}
@@ -343,8 +379,8 @@ func (r *inProcess) start(ctx context.Context) (string, error) {
 	err := r.sb.start(ctx)
 	return r.sb.name, err
 }
-func (r *inProcess) call(ctx context.Context, export string, in []byte) ([]byte, error) {
-	return r.sb.call(ctx, export, in)
+func (r *inProcess) call(ctx context.Context, export string, in []byte, answer func(io.Reader) error) error {
+	return r.sb.call(ctx, export, in, func(view []byte) error { return answer(bytes.NewReader(view)) })
 }
 func (r *inProcess) discard(ctx context.Context)     { r.sb.discard(ctx) }
 func (r *inProcess) info() moduleInfo                { return r.sb.info }

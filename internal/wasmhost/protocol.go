@@ -37,6 +37,9 @@ type wireError struct {
 type logLine struct {
 	Level int    `json:"level"`
 	Msg   string `json:"msg"`
+	// Stream is set for a line of the guest's stdout or stderr ("-" for
+	// the note that lines were dropped), not a log call.
+	Stream string `json:"stream,omitempty"`
 }
 
 type loadRequest struct {
@@ -63,17 +66,27 @@ func writeFrame(w io.Writer, op byte, payload ...[]byte) error {
 
 // readFrame reads one frame, refusing one longer than limit.
 func readFrame(r *bufio.Reader, limit uint64) (byte, []byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+	op, n, err := readFrameHead(r, limit)
+	if err != nil {
 		return 0, nil, err
-	}
-	n := binary.LittleEndian.Uint32(hdr[:])
-	if n == 0 || uint64(n) > limit+1 {
-		return 0, nil, fmt.Errorf("frame of %d bytes (limit %d)", n, limit)
 	}
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return 0, nil, err
 	}
-	return buf[0], buf[1:], nil
+	return op, buf, nil
+}
+
+// readFrameHead reads a frame's length and op, leaving its n payload
+// bytes to read, so a large payload can be streamed.
+func readFrameHead(r *bufio.Reader, limit uint64) (op byte, n uint32, err error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, 0, err
+	}
+	size := binary.LittleEndian.Uint32(hdr[:4])
+	if size == 0 || uint64(size) > limit+1 {
+		return 0, 0, fmt.Errorf("frame of %d bytes (limit %d)", size, limit)
+	}
+	return hdr[4], size - 1, nil
 }

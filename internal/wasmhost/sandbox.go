@@ -1,12 +1,12 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
+
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 
@@ -58,7 +58,7 @@ type sandbox struct {
 
 // newSandbox compiles wasm and runs the load-time checks. Errors are
 // *Error: KindRefused for a module this host will not run.
-func newSandbox(ctx context.Context, wasm []byte, cfg sandboxConfig, svc services, out io.Writer) (*sandbox, error) {
+func newSandbox(ctx context.Context, wasm []byte, cfg sandboxConfig, svc services) (*sandbox, error) {
 	rc := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(cfg.MemoryLimit / pageSize)).
 		WithCloseOnContextDone(cfg.Interruptible)
@@ -69,7 +69,8 @@ func newSandbox(ctx context.Context, wasm []byte, cfg sandboxConfig, svc service
 		}
 		rc = rc.WithCompilationCache(cache)
 	}
-	s := &sandbox{cfg: cfg, svc: svc, out: newGuestOutput(out), rt: wazero.NewRuntimeWithConfig(ctx, rc)}
+	s := &sandbox{cfg: cfg, svc: svc, rt: wazero.NewRuntimeWithConfig(ctx, rc)}
+	s.out = newGuestOutput(func(stream, line string) { svc.output(ctx, stream, line) })
 	if err := s.load(ctx, wasm); err != nil {
 		s.rt.Close(ctx)
 		return nil, err
@@ -115,11 +116,12 @@ func (s *sandbox) start(ctx context.Context) error {
 	}
 	// Real randomness grants no authority, and wazero's deterministic
 	// default would hand every instance the same "random" numbers.
-	cfg = cfg.WithStdout(s.out).WithStderr(s.out).WithRandSource(rand.Reader)
+	cfg = cfg.WithStdout(s.out.stream(0)).WithStderr(s.out.stream(1)).WithRandSource(rand.Reader)
 	if s.cfg.Clock {
 		cfg = cfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	}
-	mod, err := s.rt.InstantiateModule(ctx, s.compiled, cfg)
+	defer s.out.finish()
+	mod, err := s.rt.InstantiateModule(withGuestMemory(ctx), s.compiled, cfg)
 	if err != nil {
 		return s.classify(ctx, fmt.Errorf("instantiate: %w", err))
 	}
@@ -144,72 +146,82 @@ func (s *sandbox) start(ctx context.Context) error {
 	if !s.cfg.Configure {
 		return nil
 	}
-	raw, err := s.exchange(ctx, hostabi.ExportConfigure, s.cfg.Config)
+	var out hostabi.ConfigureResponse
+	err = s.exchange(ctx, hostabi.ExportConfigure, s.cfg.Config, func(view []byte) error {
+		return decodeAnswer(bytes.NewReader(view), Limits{}, int64(s.cfg.MemoryLimit/4), &out)
+	})
+	var e *Error
+	if err != nil && !errors.As(err, &e) {
+		s.discard(ctx)
+		e = answerError(err)
+		e.Msg = "configure: " + e.Msg
+		return e
+	}
 	if err != nil {
 		return err
 	}
-	var out hostabi.ConfigureResponse
-	if err := json.Unmarshal(raw, &out); err != nil {
-		s.discard(ctx)
-		return failure(KindBadAnswer, "configure: malformed answer: %v", err)
-	}
 	if out.Error.Error != "" {
 		s.discard(ctx)
-		return failure(KindPlugin, "configure: %s", out.Error.Error)
+		return failure(KindPlugin, "configure: %s", Printable(out.Error.Error))
 	}
 	s.name = out.Name
 	return nil
 }
 
 // call runs one operation on the instance, starting one first if needed,
-// and returns the answer's bytes. After any failure the instance is gone.
-func (s *sandbox) call(ctx context.Context, export string, in []byte) ([]byte, error) {
+// and hands the answer's bytes to sink. After any failure of the call
+// the instance is gone.
+func (s *sandbox) call(ctx context.Context, export string, in []byte, sink func([]byte) error) error {
 	restart := s.mod == nil
 	if err := s.start(ctx); err != nil {
 		if restart {
 			err.(*Error).Msg = "start a fresh instance: " + err.(*Error).Msg
 		}
-		return nil, err
+		return err
 	}
 	if s.fns[export] == nil {
-		return nil, failure(KindHost, "the plugin does not export %s", export)
+		return failure(KindHost, "the plugin does not export %s", export)
 	}
-	return s.exchange(ctx, export, in)
+	return s.exchange(ctx, export, in, sink)
 }
 
-// exchange copies in into guest memory, calls export, and copies the
-// answer out. The answer's view dies when memory grows, hence the copy.
-func (s *sandbox) exchange(ctx context.Context, export string, in []byte) ([]byte, error) {
+// exchange copies in into guest memory, calls export, and hands sink a
+// view of the answer in guest memory: it is decoded (or sent to the
+// engine) in place, never copied whole. sink's error is returned as is.
+func (s *sandbox) exchange(ctx context.Context, export string, in []byte, sink func([]byte) error) error {
 	s.out.reset()
+	defer s.out.finish()
 	s.logLines, s.pending = 0, nil
 	res, err := s.fns[hostabi.ExportAlloc].Call(ctx, uint64(len(in)))
 	if err != nil {
-		return nil, s.fail(ctx, "alloc", err)
+		return s.fail(ctx, "alloc", err)
 	}
 	ptr := uint32(res[0])
 	if !s.mod.Memory().Write(ptr, in) {
-		return nil, s.bad(ctx, "alloc returned %#x, outside guest memory", ptr)
+		return s.bad(ctx, "alloc returned %#x, outside guest memory", ptr)
 	}
 	res, err = s.fns[export].Call(ctx, uint64(ptr), uint64(len(in)))
 	if err != nil {
-		return nil, s.fail(ctx, "", err)
-	}
-	optr, n := hostabi.Unpack(res[0])
-	if n > s.cfg.MaxResponse {
-		return nil, s.bad(ctx, "answer of %d bytes exceeds the %d-byte cap", n, s.cfg.MaxResponse)
-	}
-	view, ok := s.mod.Memory().Read(optr, n)
-	if !ok {
-		return nil, s.bad(ctx, "answer at %#x+%d lies outside guest memory", optr, n)
-	}
-	raw := append([]byte(nil), view...)
-	if _, err := s.fns[hostabi.ExportFree].Call(ctx, uint64(ptr)); err != nil {
-		return nil, s.fail(ctx, "free", err)
+		return s.fail(ctx, "", err)
 	}
 	if s.logLines > maxLogLines {
 		s.svc.log(ctx, slog.LevelWarn, fmt.Sprintf("%d log lines of this call dropped (limit %d)", s.logLines-maxLogLines, maxLogLines))
 	}
-	return raw, nil
+	optr, n := hostabi.Unpack(res[0])
+	if n > s.cfg.MaxResponse {
+		return s.bad(ctx, "answer of %d bytes exceeds the %d-byte cap", n, s.cfg.MaxResponse)
+	}
+	view, ok := s.mod.Memory().Read(optr, n)
+	if !ok {
+		return s.bad(ctx, "answer at %#x+%d lies outside guest memory", optr, n)
+	}
+	if err := sink(view); err != nil {
+		return err
+	}
+	if _, err := s.fns[hostabi.ExportFree].Call(ctx, uint64(ptr)); err != nil {
+		return s.fail(ctx, "free", err)
+	}
+	return nil
 }
 
 // fail discards the instance after a failed guest call and says why.
@@ -243,12 +255,12 @@ func (s *sandbox) classify(ctx context.Context, err error) *Error {
 		e.Kind = KindOutOfMemory
 		e.Msg = fmt.Sprintf("out of memory (limit %d MiB)", s.cfg.MemoryLimit>>20)
 		if s.out.oomLine != "" {
-			e.Msg += ": " + s.out.oomLine
+			e.Msg += ": " + Printable(s.out.oomLine)
 		}
 	case strings.HasPrefix(s.out.cause, "panic: "):
-		e.Msg = "panicked: " + strings.TrimPrefix(s.out.cause, "panic: ")
+		e.Msg = "panicked: " + Printable(strings.TrimPrefix(s.out.cause, "panic: "))
 	case s.out.cause != "":
-		e.Msg = "crashed: " + s.out.cause
+		e.Msg = "crashed: " + Printable(s.out.cause)
 	default:
 		e.Msg = "trapped: " + firstLine(err.Error())
 	}

@@ -167,6 +167,12 @@ func (h *hostile) attack(op string) ([]hostabi.Node, error) {
 			guest.Log(hostabi.LevelInfo, fmt.Sprintf("hostile line %d", i))
 		}
 		return []hostabi.Node{node}, nil
+	case "print": // raw output, e.g. a line forged to look like the engine's
+		for range max(c.Lines, 1) {
+			fmt.Fprintln(os.Stdout, c.Body)
+			fmt.Fprintln(os.Stderr, c.Body)
+		}
+		return []hostabi.Node{node}, nil
 	case "work": // ordinary Go work, for the benchmarks of the time limit
 		return work(c.Rounds)
 	case "clock":

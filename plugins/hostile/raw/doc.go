@@ -3,7 +3,9 @@
 // exports the functions by hand. Its config (a JSON string, matched
 // loosely) picks a broken answer: "malformed" JSON, an answer "outside"
 // guest memory, an "incomplete" listing, or a confirm_deleted that "lies"
-// about uuids it was not asked. Build tags break the module instead:
+// about uuids it was not asked; an object {"repeat": {"head", "item",
+// "sep", "count", "tail"}} makes list_nodes answer those bytes, for the
+// hostile-answer corpus (millions of records, giant strings). Build tags break the module instead:
 // abi2 (claims ABI version 2), badsig (list_nodes with the wrong
 // signature), noexport (no list_instances), badimport (imports a host
 // function that does not exist).

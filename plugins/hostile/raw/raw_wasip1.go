@@ -3,6 +3,8 @@
 package main
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -32,6 +34,11 @@ func describe(p uintptr, n uint32) uint64 {
 //go:wasmexport rpengine_configure
 func configure(p uintptr, n uint32) uint64 {
 	cfg := string(pinned[p][:n])
+	var r struct{ Repeat *repeat }
+	if json.Unmarshal(pinned[p][:n], &r) == nil && r.Repeat != nil {
+		mode, built = "repeat", r.Repeat.build()
+		return answer(`{"name":"raw"}`)
+	}
 	for _, m := range []string{"malformed", "outside", "incomplete", "lies"} {
 		if strings.Contains(cfg, `"`+m+`"`) {
 			mode = m
@@ -55,6 +62,8 @@ func nodes() uint64 {
 		return answer(`{"nodes":[{"uuid":"5d7e0f5c-0000-4000-8000-000000000001",`)
 	case "outside":
 		return 0xfff00000<<32 | 4096
+	case "repeat":
+		return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(built))))<<32 | uint64(len(built))
 	case "incomplete":
 		return answer(`{"nodes":[{"uuid":"5d7e0f5c-0000-4000-8000-000000000001"}],"complete":false}`)
 	}
@@ -64,6 +73,39 @@ func nodes() uint64 {
 func answer(s string) uint64 {
 	lastOut = []byte(s)
 	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(lastOut))))<<32 | uint64(len(lastOut))
+}
+
+// repeat is a generated answer: Head, then Count copies of Item joined
+// by Sep, then Tail; "{i}" in Item becomes the copy's index, for distinct
+// names. It is built once, at its exact size, so the guest
+// holds one copy: `{"nodes":[` + 10,000,000 × `{}` + `],"complete":true}`
+// fits a 64 MiB plugin.
+type repeat struct {
+	Head, Item, Sep, Tail string
+	Count                 int
+}
+
+var built []byte
+
+func (r *repeat) build() []byte {
+	pre, post, numbered := strings.Cut(r.Item, "{i}")
+	n := len(r.Head) + r.Count*len(r.Item) + max(r.Count-1, 0)*len(r.Sep) + len(r.Tail)
+	if numbered {
+		n += r.Count * 8
+	}
+	b := make([]byte, 0, n)
+	b = append(b, r.Head...)
+	for i := range r.Count {
+		if i > 0 {
+			b = append(b, r.Sep...)
+		}
+		b = append(b, pre...)
+		if numbered {
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, post...)
+		}
+	}
+	return append(b, r.Tail...)
 }
 
 func main() {}

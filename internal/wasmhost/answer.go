@@ -1,0 +1,160 @@
+package wasmhost
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unsafe"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// An answer is decoded as it streams out of the plugin (from its memory
+// in process, from the pipe of the plugin host otherwise): the guard
+// refuses it at the first byte over a limit, and a listing's records are
+// decoded one at a time, each charged to a budget of decoded memory. So
+// no answer costs the engine more than the budget, whatever its size.
+
+// listing is the array member of an answer decoded record by record.
+type listing struct {
+	key string
+	// each decodes one record and returns how many strings it holds.
+	each func(dec *json.Decoder) (strs int, err error)
+}
+
+// stringCost is what each decoded string costs beyond its bytes: its
+// header, and the slice slot that holds it.
+const stringCost = 32
+
+// decodeAnswer reads one answer from r into out. The members named by
+// lists are decoded record by record; the others are decoded into out
+// as encoding/json would. Any error is a *limitError or a malformed
+// answer; either way nothing of out may be used.
+func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listing) error {
+	dec := json.NewDecoder(newGuard(r, lim))
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	var cost int64
+	rest := map[string]json.RawMessage{}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		l := find(lists, key)
+		if l == nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return err
+			}
+			cost += int64(len(raw))
+			rest[key] = raw
+			continue
+		}
+		if seen[l.key] {
+			return fmt.Errorf("member %q appears twice", l.key)
+		}
+		seen[l.key] = true
+		if err := decodeList(dec, *l, budget, &cost); err != nil {
+			return err
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("data after the answer")
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(rest)
+	return json.Unmarshal(b, out)
+}
+
+func decodeList(dec *json.Decoder, l listing, budget int64, cost *int64) error {
+	t, err := dec.Token()
+	if err != nil || t == nil { // null: no records
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("%q is not an array", l.key)
+	}
+	for dec.More() {
+		before := dec.InputOffset()
+		strs, err := l.each(dec)
+		if err != nil {
+			return err
+		}
+		*cost += dec.InputOffset() - before + int64(strs)*stringCost + recordCost
+		if *cost > budget {
+			return &limitError{fmt.Sprintf("answer refused: its records would take more than %d MiB decoded (a quarter of plugin.memory_limit)", budget>>20)}
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+// recordCost is the fixed size of a decoded record, the largest of them.
+const recordCost = int64(unsafe.Sizeof(hostabi.Node{}))
+
+func find(lists []listing, key string) *listing {
+	for i := range lists {
+		if strings.EqualFold(lists[i].key, key) { // as encoding/json matches
+			return &lists[i]
+		}
+	}
+	return nil
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, found %v", want, Printable(fmt.Sprint(t)))
+	}
+	return nil
+}
+
+// answerError is the *Error of an answer that could not be decoded.
+func answerError(err error) *Error {
+	var le *limitError
+	if errors.As(err, &le) {
+		return failure(KindBadAnswer, "%s", le.msg)
+	}
+	return failure(KindBadAnswer, "malformed answer: %s", Printable(err.Error()))
+}
+
+// nodeList, instanceList and uuidList decode the listings of the ABI.
+func nodeList(out *[]hostabi.Node) listing {
+	return listing{"nodes", func(dec *json.Decoder) (int, error) {
+		var n hostabi.Node
+		err := dec.Decode(&n)
+		*out = append(*out, n)
+		return 12 + len(n.Traits) + 2*len(n.Resources), err
+	}}
+}
+
+func instanceList(out *[]hostabi.Instance) listing {
+	return listing{"instances", func(dec *json.Decoder) (int, error) {
+		var in hostabi.Instance
+		err := dec.Decode(&in)
+		*out = append(*out, in)
+		return 2, err
+	}}
+}
+
+func uuidList(key string, out *[]string) listing {
+	return listing{key, func(dec *json.Decoder) (int, error) {
+		var u string
+		err := dec.Decode(&u)
+		*out = append(*out, u)
+		return 1, err
+	}}
+}
