@@ -126,7 +126,6 @@ check:
 	$(WASMENV) $(TOOLS)/staticcheck -checks inherit,-U1000 ./plugins/... $(HOSTABI:...=guest/...)
 	$(GO) run ./internal/tools/doccheck .
 	scripts/check-tree.sh
-	cd hostabi && $(GO) mod tidy -diff
 
 clean:
 	rm -rf bin build .demo
