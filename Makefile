@@ -2,16 +2,25 @@
 GO       ?= go
 PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
+# SDK is the plugin SDK's own module (hostabi/go.mod), required through a
+# replace: `./...` stops at its go.mod, so commands name it by import path.
+SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: test-nova all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
+.PHONY: test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak
 
 all: build plugins
 
 build:
 	$(GO) build -o bin/engine ./cmd/engine
 
-plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm
+plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm $(PLUGINS)/vmware.wasm rust-example
+
+# rust-example builds the Rust plugin when a rustc with the wasm32-wasi
+# target is installed (make deps installs Debian's); otherwise it says so.
+rust-example:
+	@mkdir -p $(PLUGINS)
+	scripts/rust/build.sh $(PLUGINS)/rust-example.wasm
 
 $(PLUGINS)/%.wasm: FORCE
 	@mkdir -p $(PLUGINS)
@@ -27,6 +36,8 @@ deps:
 	scripts/chromium/install.sh
 	scripts/etcd/install.sh
 	scripts/keystone/install.sh
+	scripts/rust/install.sh
+	scripts/vcsim/install.sh
 	scripts/nova/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
@@ -39,7 +50,7 @@ chromium:
 # the real services are missing (CI does).
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -timeout 45m $(TESTFLAGS) ./...
+		$(GO) test -timeout 45m $(TESTFLAGS) ./... $(SDK)
 
 # test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
 # TestNovaBeside, docs/NOVA.md): about 10 minutes on 2 loaded cores.
@@ -49,7 +60,7 @@ test-nova: deps build plugins
 
 # unit runs the fast tests only (no real services).
 unit: plugins
-	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./...
+	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./... $(SDK)
 
 demo: build plugins
 	scripts/demo.sh
@@ -58,6 +69,12 @@ demo: build plugins
 # Ironic (fake-hardware nodes) and Placement, both from Debian's packages.
 demo-ironic: build plugins
 	scripts/ironic/demo.sh
+
+# demo-vmware runs the engine with the VMware plugin against govmomi's
+# vCenter simulator (vcsim, 4 clusters, 32 hosts, 8 datastores) and a
+# local real Placement.
+demo-vmware: build plugins
+	scripts/vcsim/demo.sh
 
 # soak runs the engine through SOAK_CYCLES randomized cycles at SOAK_NODES
 # nodes with faults injected, checks every invariant after every cycle and
@@ -103,6 +120,7 @@ check:
 	$(WASMENV) $(TOOLS)/staticcheck -checks inherit,-U1000 ./plugins/... $(HOSTABI:...=guest/...)
 	$(GO) run ./internal/tools/doccheck .
 	scripts/check-tree.sh
+	cd hostabi && $(GO) mod tidy -diff
 
 clean:
 	rm -rf bin build .demo

@@ -17,6 +17,7 @@ type world struct {
 	pc     *placement.Client
 	plugin *wasmhost.Plugin
 	eng    *engine.Engine
+	cloud  *cloud
 }
 
 func loadConfig(path string) (*config.Config, error) {
@@ -89,7 +90,7 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	}
 	plugin := l.p
 	eng := engine.New(plugin, pc, policy(cfg), options(cfg), state, log)
-	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng}, nil
+	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng, cloud: c}, nil
 }
 
 // policy and options are the engine's settings from cfg; the daemon
@@ -109,4 +110,4 @@ func options(cfg *config.Config) engine.Options {
 		DeleteGrace: cfg.Engine.DeleteGrace.D(), DeleteLimit: cfg.Engine.DeleteLimit}
 }
 
-func (w *world) close(ctx context.Context) { w.plugin.Close(ctx) }
+func (w *world) close(ctx context.Context) { w.plugin.Close(ctx); w.cloud.close(ctx) }

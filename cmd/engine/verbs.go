@@ -109,9 +109,11 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	defer plugin.Close(ctx)
+	defer c.close(ctx)
 	info := plugin.Info()
 	v.ok("plugin %q version %q loaded (ABI v%d, %s isolation, optional operations: %s)",
 		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))
+	checkServices(info, cfg, v)
 	if err := reachServices(ctx, c.pluginOptions(cfg, log), v); err != nil {
 		return err
 	}

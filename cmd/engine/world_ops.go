@@ -27,11 +27,12 @@ type daemonWorld struct {
 	key    string
 	info   ops.Info
 	level  slog.Level
+	cloud  *cloud
 }
 
 func (w *daemonWorld) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx, false) }
 func (w *daemonWorld) Save() error                             { return w.state.Save() }
-func (w *daemonWorld) Close(ctx context.Context)               { w.plugin.Close(ctx) }
+func (w *daemonWorld) Close(ctx context.Context)               { w.plugin.Close(ctx); w.cloud.close(ctx) }
 
 func (w *daemonWorld) Settings() daemon.Settings {
 	return daemon.Settings{Interval: w.cfg.Engine.Interval.D(), StopTimeout: w.cfg.Engine.StopTimeout.D(),
@@ -80,7 +81,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	// Stoppable outside Timed, so a call ended by the stop counts as
 	// "canceled", not as a plugin error.
 	src := ops.StoppableSource(ops.TimedSource(plugin, o.Metrics), stop)
-	w := &daemonWorld{cfg: cfg, plugin: plugin, eng: engine.New(src, pc, policy(cfg), opts, state, log),
+	w := &daemonWorld{cfg: cfg, plugin: plugin, cloud: c, eng: engine.New(src, pc, policy(cfg), opts, state, log),
 		state: state, key: key, level: level}
 	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,

@@ -84,9 +84,12 @@ type Plugin struct {
 	MaxRecords     int `toml:"max_records"`
 	MaxFieldLength int `toml:"max_field_length"`
 	MaxTraits      int `toml:"max_traits"`
-	// Services grants the plugin HTTP access to these services, by name.
-	Services map[string]string `toml:"services"`
-	Config   map[string]any    `toml:"config"`
+	// Services grants the plugin HTTP access to these services, by name:
+	// their endpoints, filled from Grants (grants.go).
+	Services map[string]string `toml:"-"`
+	// Grants are [plugin.services] as written: endpoint and credential.
+	Grants map[string]Grant `toml:"services"`
+	Config map[string]any   `toml:"config"`
 	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
 	// changes; the same bytes rewritten do not count.
 	ReloadOnChange bool `toml:"reload_on_change"`
@@ -123,6 +126,14 @@ func Parse(text, dir string) (*Config, error) {
 		return nil, err
 	}
 	c.resolve(dir)
+	if err := c.grantsToServices(func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}); err != nil {
+		return nil, err
+	}
 	return c, c.check()
 }
 
@@ -205,6 +216,7 @@ func (c *Config) check() error {
 	}
 	errs = append(errs, c.checkAuth()...)
 	errs = append(errs, c.checkOps()...)
+	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
 	errs = append(errs, c.checkNova()...)
 	return errors.Join(errs...)
