@@ -14,9 +14,9 @@ import (
 type Status string
 
 const (
-	Pass Status = "PASS"
-	Fail Status = "FAIL"
-	Skip Status = "SKIP"
+	Pass Status = "PASS" // the plugin meets the check
+	Fail Status = "FAIL" // it does not: the suite exits 1
+	Skip Status = "SKIP" // the check does not apply (e.g. an optional export is absent)
 )
 
 // Result is one check's outcome.

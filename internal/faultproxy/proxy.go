@@ -100,6 +100,8 @@ func (p *Proxy) next(path string) plan {
 	return pl
 }
 
+// ServeHTTP forwards r, or answers it with the fault its turn in the plan
+// says.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	pl := p.next(r.URL.Path)
 	t := time.NewTimer(pl.delay)
