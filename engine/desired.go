@@ -107,18 +107,18 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 			continue
 		}
 		if seen[id] > 1 {
-			problems = append(problems, Problem{NodeUUID: n.UUID, NodeName: n.Name, Code: CodeDuplicate,
+			problems = append(problems, Problem{NodeUUID: Clip(n.UUID), NodeName: Clip(n.Name), Code: CodeDuplicate,
 				Reason: fmt.Sprintf("reported %d times; contradictory data is not written", seen[id])})
 			continue
 		}
 		d, err := desiredProvider(n, occupied[id], pol, shared)
 		if err != nil {
-			problems = append(problems, Problem{NodeUUID: n.UUID, NodeName: n.Name, Code: codeOf(err), Reason: err.Error()})
+			problems = append(problems, Problem{NodeUUID: Clip(n.UUID), NodeName: Clip(n.Name), Code: codeOf(err), Reason: err.Error()})
 			continue
 		}
 		if _, bad := validTraits(n.Traits); len(bad) > 0 {
-			problems = append(problems, Problem{NodeUUID: n.UUID, NodeName: n.Name, Code: CodeInvalidTraits,
-				Reason: fmt.Sprintf("invalid traits %q left out; the rest are written", bad)})
+			problems = append(problems, Problem{NodeUUID: Clip(n.UUID), NodeName: Clip(n.Name), Code: CodeInvalidTraits,
+				Reason: fmt.Sprintf("%d invalid traits left out (first: %q); the rest are written", len(bad), clipAll(bad))})
 		}
 		out = append(out, d)
 	}
@@ -128,7 +128,7 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
 	if !hostabi.ValidUUID(n.UUID) {
-		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", n.UUID))
+		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", Clip(n.UUID)))
 	}
 	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates, NodeName: n.Name}
 	d.Name = d.UUID
@@ -186,7 +186,7 @@ func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inve
 	}
 	name := baremetal.NormalizeResourceClass(rc)
 	if err := baremetal.ValidCustomName(name); err != nil {
-		return nil, coded(CodeBadClass, fmt.Errorf("resource class %q normalises to an invalid name: %w", rc, err))
+		return nil, coded(CodeBadClass, fmt.Errorf("resource class %q normalises to an invalid name: %w", Clip(rc), err))
 	}
 	rec := placement.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
 	if reserved {
@@ -201,7 +201,7 @@ func explicitInventory(res map[string]hostabi.Resource, why baremetal.ReservedRe
 	out := make(map[string]placement.Inventory, len(res))
 	for rc, r := range res {
 		if err := baremetal.ValidTraitName(rc); err != nil { // same pattern as classes
-			return nil, fmt.Errorf("resource class %q is not a valid Placement name", rc)
+			return nil, fmt.Errorf("resource class %q is not a valid Placement name", Clip(rc))
 		}
 		inv := placement.Inventory{Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
 			MaxUnit: r.MaxUnit, StepSize: r.StepSize, AllocationRatio: r.AllocationRatio}
