@@ -4,7 +4,7 @@ PLUGINS  := build/plugins
 WASMENV  := GOOS=wasip1 GOARCH=wasm
 TESTFLAGS ?=
 
-.PHONY: all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak
+.PHONY: all build plugins test unit demo demo-ironic check bench fuzz clean deps chromium soak idle
 
 all: build plugins
 
@@ -62,6 +62,12 @@ SOAK_MODE   ?= memory
 soak: plugins
 	$(GO) run ./cmd/soak -seed $(SOAK_SEED) -cycles $(SOAK_CYCLES) -nodes $(SOAK_NODES) \
 		-mode $(SOAK_MODE) -plugin $(PLUGINS)/fake.wasm -max-duration 15m -out SOAK.md
+
+# idle runs `engine run` for 1,000 idle cycles at 2,000 nodes and fails if
+# the engine's or the plugin host's RSS grows after warm-up or passes
+# memory_limit + 64 MiB.
+idle: build plugins
+	$(GO) run ./cmd/idlerss -engine bin/engine -plugin $(PLUGINS)/fake.wasm -cycles 1000
 
 # fuzz runs every fuzz target for FUZZTIME (CI: briefly).
 FUZZTIME ?= 10s
