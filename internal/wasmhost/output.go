@@ -38,6 +38,7 @@ type guestOutput struct {
 	cause   string    // first panic/fatal line of this call
 	oom     bool
 	oomLine string // Go's "runtime: out of memory: cannot allocate ..."
+	done    bool   // finish ran for this call
 }
 
 var streamNames = [2]string{"stdout", "stderr"}
@@ -58,13 +59,17 @@ func (w streamWriter) Write(b []byte) (int, error) { return w.o.write(w.i, b), n
 
 // reset starts a new call.
 func (o *guestOutput) reset() {
-	o.lines, o.tail, o.cause, o.oom, o.oomLine = 0, o.tail[:0], "", false, ""
+	o.lines, o.tail, o.cause, o.oom, o.oomLine, o.done = 0, o.tail[:0], "", false, "", false
 	o.partial[0], o.partial[1] = o.partial[0][:0], o.partial[1][:0]
 }
 
 // finish ends a call: a last unterminated line is emitted, and the count
 // of lines dropped over the cap is reported once.
 func (o *guestOutput) finish() {
+	if o.done {
+		return
+	}
+	o.done = true
 	for i := range o.partial {
 		if len(o.partial[i]) > 0 {
 			o.complete(i)

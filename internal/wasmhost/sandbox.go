@@ -207,6 +207,7 @@ func (s *sandbox) exchange(ctx context.Context, export string, in []byte, sink f
 	if s.logLines > maxLogLines {
 		s.svc.log(ctx, slog.LevelWarn, fmt.Sprintf("%d log lines of this call dropped (limit %d)", s.logLines-maxLogLines, maxLogLines))
 	}
+	s.out.finish() // before the answer: the plugin host sends these notes first
 	optr, n := hostabi.Unpack(res[0])
 	if n > s.cfg.MaxResponse {
 		return s.bad(ctx, "answer of %d bytes exceeds the %d-byte cap", n, s.cfg.MaxResponse)
