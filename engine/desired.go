@@ -27,7 +27,17 @@ type Problem struct {
 	Reason   string
 }
 
-func (p Problem) String() string { return fmt.Sprintf("node %s: %s", p.NodeUUID, p.Reason) }
+func (p Problem) String() string { return fmt.Sprintf("node %s: %s", cut(p.NodeUUID), p.Reason) }
+
+// cut is a value from a plugin as an error may quote it: a short prefix
+// that says how long the whole was, so a megabyte uuid makes a short line.
+func cut(s string) string {
+	const n = 64
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:n], len(s))
+}
 
 // Policy is the part of the configuration the desired state depends on.
 type Policy struct {
@@ -72,7 +82,7 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 			continue
 		}
 		if _, bad := validTraits(n.Traits); len(bad) > 0 {
-			problems = append(problems, Problem{n.UUID, fmt.Sprintf("invalid traits %q left out; the rest are written", bad)})
+			problems = append(problems, Problem{n.UUID, fmt.Sprintf("%d invalid traits left out (first %q); the rest are written", len(bad), cut(bad[0]))})
 		}
 		out = append(out, d)
 	}
@@ -82,7 +92,7 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
 	if !validUUID(n.UUID) {
-		return Desired{}, fmt.Errorf("uuid %q is not a UUID", n.UUID)
+		return Desired{}, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID))
 	}
 	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates}
 	d.Name = d.UUID
@@ -139,7 +149,7 @@ func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inve
 	}
 	name := baremetal.NormalizeResourceClass(rc)
 	if err := baremetal.ValidCustomName(name); err != nil {
-		return nil, fmt.Errorf("resource class %q normalises to an invalid name: %w", rc, err)
+		return nil, fmt.Errorf("resource class %q normalises to an invalid name: %w", cut(rc), err)
 	}
 	rec := placement.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
 	if reserved {
@@ -154,7 +164,7 @@ func explicitInventory(res map[string]hostabi.Resource, why baremetal.ReservedRe
 	out := make(map[string]placement.Inventory, len(res))
 	for rc, r := range res {
 		if err := baremetal.ValidTraitName(rc); err != nil { // same pattern as classes
-			return nil, fmt.Errorf("resource class %q is not a valid Placement name", rc)
+			return nil, fmt.Errorf("resource class %q is not a valid Placement name", cut(rc))
 		}
 		inv := placement.Inventory{Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
 			MaxUnit: r.MaxUnit, StepSize: r.StepSize, AllocationRatio: r.AllocationRatio}

@@ -142,10 +142,13 @@ const maxQuoted = 200
 // invalid UTF-8 escaped (no part of it can start a new line of the
 // engine's output), and cut to a short prefix that says how long the
 // whole was.
-func Printable(s string) string {
+func Printable(s string) string { return printableN(s, maxQuoted) }
+
+// printableN is Printable with a prefix of n bytes.
+func printableN(s string, n int) string {
 	cut := s
-	if len(cut) > maxQuoted {
-		cut = cut[:maxQuoted]
+	if len(cut) > n {
+		cut = cut[:n]
 	}
 	var b strings.Builder
 	for i, r := range cut {

@@ -162,7 +162,7 @@ func (s *sandbox) start(ctx context.Context) error {
 	}
 	if out.Error.Error != "" {
 		s.discard(ctx)
-		return failure(KindPlugin, "configure: %s", Printable(out.Error.Error))
+		return failure(KindPlugin, "configure: %s", printableN(out.Error.Error, 1024))
 	}
 	s.name = out.Name
 	return nil
