@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 
@@ -66,10 +67,13 @@ func runEngine(t *testing.T, args ...string) result {
 // report is the JSON `engine once --json` prints.
 type report struct {
 	Nodes, Instances, Created, Updated, Unchanged, Deleted, Quarantined int
-	Errors                                                              []string
+	Errors                                                              []engine.Error
 	PlacementRequests                                                   int `json:"placement_requests"`
 	DurationMS                                                          int `json:"duration_ms"`
 }
+
+// ErrorMessages lists the errors' messages.
+func (r report) ErrorMessages() []string { return engine.Report{Errors: r.Errors}.ErrorMessages() }
 
 func once(t *testing.T, cfg string) report {
 	t.Helper()

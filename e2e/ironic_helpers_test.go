@@ -141,7 +141,7 @@ func ironicQuery(t *testing.T, uri, key string) string {
 // ironicNoWrites fails unless the report shows a cycle that wrote nothing.
 func ironicNoWrites(t *testing.T, r report, res result, wantErr string) {
 	t.Helper()
-	if res.code == 0 || r.Created+r.Updated+r.Deleted != 0 || !strings.Contains(strings.Join(r.Errors, "\n"), wantErr) {
+	if res.code == 0 || r.Created+r.Updated+r.Deleted != 0 || !strings.Contains(strings.Join(r.ErrorMessages(), "\n"), wantErr) {
 		t.Fatalf("want a failed cycle without writes mentioning %q: exit %d, %+v\nstderr %s", wantErr, res.code, r, res.stderr)
 	}
 }

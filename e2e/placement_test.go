@@ -110,7 +110,7 @@ func TestPlanWritesNothing(t *testing.T) {
 	n := worldNode{uuid: uuidFor(t.Name(), 0), rc: "gold", power: "power on", provision: "available"}
 	cfg := writeConfig(t, "plan-e2e", url, plugin, worldTOML([]worldNode{n}, nil))
 	res := runEngine(t, "plan", "--config", cfg)
-	if res.code != 0 || !strings.Contains(res.stdout, "create_provider") || !strings.Contains(res.stdout, n.uuid) {
+	if res.code != 0 || !strings.Contains(res.stdout, "+ create") || !strings.Contains(res.stdout, n.uuid) {
 		t.Fatalf("plan: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
 	if _, ok := readProvider(t, url, n.uuid); ok {

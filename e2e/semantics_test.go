@@ -65,7 +65,7 @@ func TestEngineSemanticsAgainstRealPlacement(t *testing.T) {
 		}
 	}
 	r, code := onceAllowingErrors(t, cfg2)
-	if r.Deleted != 1 || code == 0 || !strings.Contains(strings.Join(r.Errors, "\n"), "has allocations; reserved, not deleted") {
+	if r.Deleted != 1 || code == 0 || !strings.Contains(strings.Join(r.ErrorMessages(), "\n"), "has allocations; reserved, not deleted") {
 		t.Fatalf("second proof: exit %d, %+v", code, r)
 	}
 	if _, ok := readProvider(t, url, u(3)); ok {

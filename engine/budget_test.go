@@ -50,7 +50,7 @@ func TestNewNamesPerCycleAreCapped(t *testing.T) {
 		}
 		waits := 0
 		for _, e := range r.Errors {
-			if strings.Contains(e, "wait for later cycles") {
+			if strings.Contains(e.Message, "wait for later cycles") {
 				waits++
 			} else {
 				t.Errorf("cycle %d: unexpected error %q", cycle, e)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,25 +13,48 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
-// Report says what one cycle did. Errors holds one line per failure; a
+// Report says what one cycle did. Errors holds one entry per failure; a
 // cycle with no errors left Placement matching the desired state.
+// Outcomes says, node by node, what the cycle did. The JSON form is
+// versioned (ReportSchema) and documented in docs/REPORT.md.
 type Report struct {
-	Nodes       int      `json:"nodes"`
-	Instances   int      `json:"instances"`
-	Created     int      `json:"created"`
-	Updated     int      `json:"updated"`
-	Unchanged   int      `json:"unchanged"`
-	Deleted     int      `json:"deleted"`
-	Quarantined int      `json:"quarantined"`
-	Conflicts   int      `json:"conflicts"`
-	Errors      []string `json:"errors"`
-	// Reserved counts desired providers by ReservedReason ("" = schedulable).
+	Schema      int `json:"schema_version"`
+	Nodes       int `json:"nodes"`
+	Instances   int `json:"instances"`
+	Created     int `json:"created"`
+	Updated     int `json:"updated"`
+	Unchanged   int `json:"unchanged"`
+	Deleted     int `json:"deleted"`
+	Quarantined int `json:"quarantined"`
+	Conflicts   int `json:"conflicts"`
+	// Failed counts providers whose sync failed this cycle.
+	Failed int     `json:"failed"`
+	Errors []Error `json:"errors"`
+	// Warnings are conditions that do not fail the cycle but leave
+	// Placement short of the desired state, e.g. traits it does not know.
+	Warnings []string `json:"warnings,omitempty"`
+	// Blocked counts providers of nodes proven gone that could not be
+	// deleted this cycle; each is fully reserved instead (deletion.go).
+	Blocked int `json:"deletions_blocked,omitempty"`
+	// Reserved counts desired providers by ReservedReason, "schedulable"
+	// for those with none.
 	Reserved          map[string]int `json:"reserved_by_reason,omitempty"`
 	PlacementRequests int64          `json:"placement_requests"`
 	DurationMS        int64          `json:"duration_ms"`
-	Writes            []Write        `json:"writes,omitempty"`
+	// PluginMS is the time spent in plugin calls, PlacementMS in the
+	// phases that talk to Placement (the provider listing, the syncs and
+	// the deletions, less the plugin's proofs); the rest is the engine's.
+	PluginMS    int64         `json:"plugin_ms"`
+	PlacementMS int64         `json:"placement_ms"`
+	Writes      []Write       `json:"writes,omitempty"`
+	Outcomes    []Outcome     `json:"outcomes"`
+	proofTime   time.Duration // in confirm_deleted: plugin time within the Placement phases
+	budgetWaits int           // providers whose write waits for the budget of new names
 
-	budgetWaits int // providers whose write waits for the budget of new names
+	// ForeignRewrites counts providers whose values another writer changed
+	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
+	ForeignRewrites int         `json:"foreign_rewrites"`
+	Nova            *NovaReport `json:"nova,omitempty"`
 }
 
 // maxErrorLines bounds Report.Errors: past it, one line counts the rest,
@@ -40,11 +64,12 @@ const maxErrorLines = 50
 // capErrors keeps the first maxErrorLines errors, each cut to 1 KiB.
 func (r *Report) capErrors() {
 	if n := len(r.Errors); n > maxErrorLines {
-		r.Errors = append(r.Errors[:maxErrorLines:maxErrorLines], fmt.Sprintf("... and %d more errors", n-maxErrorLines))
+		more := Error{Kind: r.Errors[maxErrorLines].Kind, Message: fmt.Sprintf("... and %d more errors", n-maxErrorLines)}
+		r.Errors = append(r.Errors[:maxErrorLines:maxErrorLines], more)
 	}
 	for i, e := range r.Errors {
-		if len(e) > 1024 {
-			r.Errors[i] = fmt.Sprintf("%s... (%d bytes)", e[:1024], len(e))
+		if len(e.Message) > 1024 {
+			r.Errors[i].Message = fmt.Sprintf("%s... (%d bytes)", e.Message[:1024], len(e.Message))
 		}
 	}
 }
@@ -52,8 +77,11 @@ func (r *Report) capErrors() {
 // Cycle runs one reconcile: nodes, then instances, then one listing of
 // Placement, then the writes. With dry set it plans and writes nothing.
 func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
-	start, reqs := time.Now(), e.pc.Requests()
-	r = Report{Errors: []string{}}
+	start := time.Now()
+	r = Report{Schema: ReportSchema, Errors: []Error{}}
+	e.results.take()
+	e.dry = dry
+	e.emit(CycleStarted{At: start, Dry: dry})
 	var round int64 // dry runs count no cycle: they record no proof
 	if !dry {
 		var pending bool
@@ -68,15 +96,31 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	e.pc.BeginCycle()
 	defer func() {
 		r.capErrors()
-		r.PlacementRequests = e.pc.Requests() - reqs
+		now := e.pc.Requests()
+		r.PlacementRequests, e.counted = now-e.counted, now
 		r.DurationMS = time.Since(start).Milliseconds()
+		e.state.setMicroversion(e.pc.Microversion())
+		if u := e.pc.Unknown(); len(u) > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d standard traits unknown to this Placement left out (upgrade Placement to know them): %s",
+				len(u), strings.Join(u[:min(len(u), 10)], ", ")))
+		}
+		r.Outcomes = e.results.take()
+		e.emit(CycleFinished{Report: r})
 	}()
+	if e.pc.Stale() {
+		if err := e.pc.Renegotiate(ctx); err != nil {
+			r.fail(ErrListing, "", fmt.Sprintf("placement refused the recorded microversion: %v; no writes this cycle", err))
+			return r
+		}
+	}
 
 	// 1. Nodes first: the slow snapshot. A failed listing ends the cycle
 	// before any write, so absence can never look like deletion.
+	t := time.Now()
 	nodes, err := e.src.ListNodes(ctx, e.pol.Scope.Request())
+	e.listed(&r, "nodes", len(nodes), t, err, nodes)
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("list nodes: %v; no writes this cycle", err))
+		r.fail(ErrListing, "", fmt.Sprintf("list nodes: %v; no writes this cycle", err))
 		return r
 	}
 	if !dry {
@@ -84,37 +128,62 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	}
 	// 2. Instances second, so any consumer that landed during the node
 	// listing is in this list.
+	t = time.Now()
 	instances, err := e.src.ListInstances(ctx)
+	e.listed(&r, "instances", len(instances), t, err, nil)
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("list instances: %v; no writes this cycle", err))
+		r.fail(ErrListing, "", fmt.Sprintf("list instances: %v; no writes this cycle", err))
 		return r
 	}
 	r.Nodes, r.Instances = len(nodes), len(instances)
 
 	desired, problems := DesiredState(nodes, instances, e.pol)
+	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
+		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) { // shared slices: clone first
+			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
+		}
+	}
 	r.Reserved = map[string]int{}
 	for _, d := range desired {
-		r.Reserved[string(d.Reserved)]++
+		r.Reserved[reservedKey(d.Reserved)]++
 	}
 	for _, p := range problems {
-		r.Quarantined++
-		r.Errors = append(r.Errors, p.String())
+		e.problem(&r, p)
 	}
 
 	// 3. One request tells which of our providers changed since last seen.
+	t = time.Now()
+	defer func(t time.Time) { r.placementTime(t, r.proofTime) }(t)
 	listed, err := e.listOwned(ctx)
+	e.listed(&r, "providers", len(listed), t, err, nil)
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("list providers: %v; no writes this cycle", err))
+		r.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return r
 	}
 
-	// 4. Write only real differences, in parallel, bounded.
-	e.syncAll(ctx, desired, listed, dry, &r)
-	if w := e.pc.Waiting(); w != "" {
-		r.Errors = append(r.Errors, fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
+	// 4. Before the first write, the ownership record must hold all this
+	// cycle may add or create (record.go), on disk.
+	if !dry {
+		if e.state.intend(desired, listed) {
+			if err := e.state.Save(); err != nil {
+				r.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
+				return r
+			}
+		}
+		e.claimOrphans(ctx, desired, listed, &r)
 	}
 
-	// 5. Providers whose node is no longer listed: deleted only on proof.
+	// 5. Write only real differences, in parallel, bounded.
+	e.syncAll(ctx, desired, listed, dry, &r)
+	if w := e.pc.Waiting(); w != "" {
+		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
+	}
+	r.ForeignRewrites = int(e.foreign.Swap(0))
+	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
+		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
+	}
+
+	// 6. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
 		e.reapVanished(ctx, nodes, listed, round, dry, &r)
 	}
@@ -159,8 +228,11 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 		wg.Go(func() {
 			for d := range work {
 				res, ws, conflicts, err := e.syncOne(ctx, d, listed[d.UUID], dry)
+				if err != nil {
+					e.failed(d, err)
+				}
 				mu.Lock()
-				r.tally(res, ws, conflicts, err, dry)
+				r.tally(d.UUID, res, ws, conflicts, err, dry)
 				done++
 				if e.opts.Progress != nil {
 					e.opts.Progress(done, len(desired))
@@ -179,22 +251,25 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 			}
 		}
 		mu.Lock()
-		r.Errors = append(r.Errors, fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
+		r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
 		mu.Unlock()
+		e.deferred(desired[i:])
 		break
 	}
 	close(work)
 	wg.Wait()
 }
 
-func (r *Report) tally(res outcome, ws []Write, conflicts int, err error, dry bool) {
+func (r *Report) tally(node string, res outcome, ws []Write, conflicts int, err error, dry bool) {
 	r.Conflicts += conflicts
 	if errors.Is(err, placement.ErrWriteBudget) { // one line for all of them, at the end of the cycle
 		r.budgetWaits++
 		return
 	}
 	if err != nil {
-		r.Errors = append(r.Errors, err.Error())
+		r.Failed++
+		_, kind, _ := classify(err)
+		r.fail(kind, node, err.Error())
 		return
 	}
 	switch res {

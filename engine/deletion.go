@@ -39,30 +39,69 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned m
 	}
 	if !ok {
 		e.log.Info("providers of unlisted nodes kept: the plugin cannot prove deletion", "count", len(candidates))
+		e.kept(candidates, ReasonNoProofCapability, "not listed; the plugin cannot prove deletion")
 		return
 	}
+	t := time.Now()
 	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
+	r.proofTime = time.Since(t)
+	r.PluginMS += r.proofTime.Milliseconds()
 	if err != nil {
-		r.Errors = append(r.Errors, fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		r.fail(ErrPlugin, "", fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		e.kept(candidates, ReasonProofFailed, "not listed; confirm_deleted failed")
 		return
 	}
+	proofs := e.proofCount(deleted, round)
 	ready := e.provenGone(candidates, deleted, present, round, dry)
+	e.proofOutcomes(candidates, deleted, present, ready, proofs)
 	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
-		r.Errors = append(r.Errors, fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
+		r.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
+		for _, uuid := range ready {
+			if dry {
+				e.blockedOutcome(uuid, ReasonDeleteLimit, "proven deleted, but too many at once (engine.delete_limit)")
+				continue
+			}
+			e.block(ctx, uuid, "the cycle is over engine.delete_limit", r)
+		}
 		return
 	}
 	for _, uuid := range ready {
 		if dry {
 			r.Writes = append(r.Writes, Write{Op: OpDelete, UUID: uuid})
+			e.reaped(uuid, nil, dry)
 			continue
 		}
-		if err := e.deleteOne(ctx, uuid); err != nil {
-			r.Errors = append(r.Errors, err.Error())
-			continue
+		blocked, err := e.deleteOne(ctx, uuid)
+		switch {
+		case blocked != "":
+			e.block(ctx, uuid, blocked, r)
+		case err != nil:
+			_, kind, _ := classify(err)
+			r.fail(kind, uuid, err.Error())
+			e.reaped(uuid, err, dry)
+		default:
+			r.Deleted++
+			e.reaped(uuid, nil, dry)
 		}
-		r.Deleted++
 	}
+}
+
+// block fails safe when a provider of a node proven gone cannot be
+// deleted, whatever the reason: it is fully reserved in this cycle, so
+// the scheduler cannot place anything on a node that no longer exists,
+// and deleted in a later cycle once the obstacle is gone (the proofs go
+// on while the node stays gone).
+func (e *Engine) block(ctx context.Context, uuid, reason string, r *Report) {
+	r.Blocked++
+	var msg string
+	if err := e.reserveAll(ctx, uuid); err != nil {
+		msg = fmt.Sprintf("provider %s: node proven gone, not deleted (%s), and not reserved: %v", uuid, reason, err)
+	} else {
+		msg = fmt.Sprintf("provider %s: node deleted but %s; reserved, not deleted until it can be", uuid, reason)
+	}
+	r.fail(ErrBlocked, uuid, msg)
+	e.blockedOutcome(uuid, blockedCode(reason), msg)
 }
 
 // vanished lists owned providers whose node is not in the listing.
@@ -87,7 +126,7 @@ func vanished(nodes []hostabi.Node, owned map[string]placement.Generation) []str
 // listing) restarts the count: two proofs with a gap prove nothing about
 // the gap. Answers about uuids the engine did not ask for are ignored.
 func (e *Engine) provenGone(asked, deleted, present []string, round int64, dry bool) []string {
-	now := time.Now()
+	now := e.now()
 	for _, uuid := range present {
 		if slices.Contains(asked, uuid) && !dry {
 			e.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
@@ -135,48 +174,61 @@ func (e *Engine) deleteLimit(owned int) int {
 // deleteOne deletes a provider after checking, just before, that it still
 // carries this engine's marker and has no allocations. DELETE takes no
 // generation, so this re-read is the closest Placement allows to a
-// compare-and-swap. A provider with allocations is reserved instead.
-func (e *Engine) deleteOne(ctx context.Context, uuid string) error {
+// compare-and-swap. blocked says why a provider that is still ours could
+// not be deleted (allocations, a child provider, any refusal): the caller
+// reserves it. err is a failure to find out.
+func (e *Engine) deleteOne(ctx context.Context, uuid string) (blocked string, err error) {
 	_, traits, err := e.pc.Traits(ctx, uuid)
 	if errors.Is(err, placement.ErrNotFound) {
 		e.state.drop(uuid)
-		return nil
+		return "", nil
 	}
 	if err != nil {
-		return fmt.Errorf("delete provider %s: %w", uuid, err)
+		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	if !slices.Contains(traits, e.pol.OwnerTrait) {
 		e.state.drop(uuid)
-		return fmt.Errorf("provider %s no longer carries %s: not deleted", uuid, e.pol.OwnerTrait)
+		return "", fmt.Errorf("provider %s no longer carries %s: %w", uuid, e.pol.OwnerTrait, errMarkerGone)
 	}
 	_, usages, err := e.pc.Usages(ctx, uuid)
 	if err != nil {
-		return fmt.Errorf("delete provider %s: %w", uuid, err)
+		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	for _, used := range usages {
 		if used > 0 {
-			return e.reserveAll(ctx, uuid)
+			return msgAllocations, nil
 		}
 	}
 	err = e.pc.DeleteProvider(ctx, uuid)
+	var api *placement.APIError
 	switch {
 	case errors.Is(err, placement.ErrProviderInUse):
-		return e.reserveAll(ctx, uuid)
+		return msgAllocations, nil
+	case errors.As(err, &api) && api.Status < 500 && !errors.Is(err, placement.ErrNotFound):
+		return "Placement refused the delete (" + api.Code + ": " + short(api.Detail) + ")", nil
 	case err != nil && !errors.Is(err, placement.ErrNotFound):
-		return fmt.Errorf("delete provider %s: %w", uuid, err)
+		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	e.state.drop(uuid)
-	e.log.Info("provider deleted: node proven gone", "node", uuid)
-	return nil
+	return "", nil
 }
 
-// reserveAll makes a provider of a deleted node unschedulable while its
-// allocations remain; the engine never removes allocations.
+// short cuts an outside message to a bounded prefix.
+func short(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// reserveAll makes a provider of a deleted node unschedulable while it
+// cannot be deleted; the engine never removes allocations. A provider
+// already fully reserved costs one read and no write.
 func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
 		gen, inv, err := e.pc.Inventories(ctx, uuid)
 		if err != nil {
-			return fmt.Errorf("reserve provider %s: %w", uuid, err)
+			return err
 		}
 		changed := false
 		for rc, i := range inv {
@@ -189,15 +241,14 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 			_, err = e.pc.SetInventories(ctx, uuid, gen, inv)
 		}
 		if !errors.Is(err, placement.ErrConcurrentUpdate) {
-			if err != nil {
-				return fmt.Errorf("reserve provider %s: %w", uuid, err)
+			if err == nil {
+				e.state.invalidate(uuid)
 			}
-			e.state.invalidate(uuid)
-			return fmt.Errorf("provider %s: node deleted but the provider has allocations; reserved, not deleted", uuid)
+			return err
 		}
 		if err := sleep(ctx, backoff(attempt)); err != nil {
 			return err
 		}
 	}
-	return fmt.Errorf("reserve provider %s: gave up after %d conflicts", uuid, e.opts.MaxAttempts)
+	return fmt.Errorf("gave up after %d conflicts", e.opts.MaxAttempts)
 }

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"github.com/rpengine/rpengine/internal/placementfake"
 	"testing"
 )
 
@@ -99,5 +100,51 @@ func TestDeletionProofsMustBeInConsecutiveCycles(t *testing.T) {
 	}
 	if rep := r.cleanCycle(); rep.Deleted != 1 {
 		t.Fatalf("two consecutive proofs must delete: %+v", rep)
+	}
+}
+
+// A provider of a node proven gone that Placement refuses to delete, for
+// any reason (here a child provider: 409 cannot_delete_parent), is fully
+// reserved in the cycle that finds it, and deleted once it can be.
+func TestBlockedDeletionIsReservedInTheSameCycle(t *testing.T) {
+	r := newRig(t, 3)
+	r.cleanCycle()
+	u := nodeUUID(2)
+	r.src.set(func(s *source) { s.nodes = s.nodes[:2]; s.gone[u] = true })
+	r.cycle() // first proof
+	refuse := r.fake.Inject(placementfake.Fault{Method: "DELETE", Path: "/resource_providers/" + u, Status: 409})
+	rep := r.cycle()
+	if rep.Deleted != 0 || rep.Blocked != 1 || r.reserved(u) != 1 || !errorsContain(rep.Errors, "reserved, not deleted") {
+		t.Fatalf("report %+v reserved %d", rep, r.reserved(u))
+	}
+	refuse.Remove()
+	if rep := r.cycle(); rep.Deleted != 1 || rep.Blocked != 0 {
+		t.Fatalf("once the obstacle is gone: %+v", rep)
+	}
+	if _, ok := r.fake.Provider(u); ok {
+		t.Fatal("provider still there")
+	}
+}
+
+// Over engine.delete_limit nothing is deleted, and every provider proven
+// gone is reserved instead of staying schedulable.
+func TestOverDeleteLimitReservesTheProvenGone(t *testing.T) {
+	r := newRig(t, 4)
+	r.cleanCycle()
+	r.src.set(func(s *source) {
+		s.nodes = s.nodes[:1]
+		for i := 1; i < 4; i++ {
+			s.gone[nodeUUID(i)] = true
+		}
+	})
+	r.cycle()
+	rep := r.cycle()
+	if rep.Deleted != 0 || rep.Blocked != 3 {
+		t.Fatalf("report %+v", rep)
+	}
+	for i := 1; i < 4; i++ {
+		if r.reserved(nodeUUID(i)) != 1 {
+			t.Fatalf("node %d not reserved", i)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,15 +20,69 @@ type Desired struct {
 	Traits     []string
 	Aggregates []string
 	Reserved   baremetal.ReservedReason
+	NodeName   string // the node's name at the source, for reading
+	// Hold is the class a hold allocation keeps in use, beside nova only
+	// (hold.go); "" means no hold.
+	Hold string
 }
 
-// Problem is a node the engine will not write, and why.
+// Problem is a node the engine will not write, and why; or, with Code
+// "invalid_traits", part of a node's data it leaves out.
 type Problem struct {
 	NodeUUID string
 	Reason   string
+	Code     string // short and fixed: duplicate, bad_uuid, no_class, ...
+	NodeName string
 }
 
+// Quarantined says whether the node is left out entirely.
+func (p Problem) Quarantined() bool { return p.Code != CodeInvalidTraits }
+
+// Problem codes.
+const (
+	CodeDuplicate         = "duplicate"           // listed more than once
+	CodeBadUUID           = "bad_uuid"            // not a UUID
+	CodeClassAndResources = "class_and_resources" // both a resource class and resources
+	CodeNoClass           = "no_class"            // neither a resource class nor resources
+	CodeBadClass          = "bad_class"           // class normalises to an invalid name
+	CodeBadResources      = "bad_resources"       // an explicit inventory Placement would refuse
+	CodeInvalidTraits     = "invalid_traits"      // some traits invalid: left out, the rest written
+)
+
+// problem is an error of desiredProvider with its code.
+type problem struct {
+	code string
+	err  error
+}
+
+func (p problem) Error() string { return p.err.Error() }
+func (p problem) Unwrap() error { return p.err }
+
+func coded(code string, err error) error { return problem{code, err} }
+
+func codeOf(err error) string {
+	var p problem
+	if errors.As(err, &p) {
+		return p.code
+	}
+	return CodeBadResources
+}
+
+// String names the node and the reason, as reports print it.
 func (p Problem) String() string { return fmt.Sprintf("node %s: %s", cut(p.NodeUUID), p.Reason) }
+
+// cutList is the first few of ss, each cut, and a count of the rest.
+func cutList(ss []string) []string {
+	const n = 5
+	out := make([]string, 0, n+1)
+	for _, s := range ss[:min(len(ss), n)] {
+		out = append(out, cut(s))
+	}
+	if len(ss) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(ss)-n))
+	}
+	return out
+}
 
 // cut is a value from a plugin as an error may quote it: a short prefix
 // that says how long the whole was, so a megabyte uuid makes a short line.
@@ -49,6 +104,8 @@ type Policy struct {
 	// owner trait) may be taken: only when this engine holds the node's
 	// partition and that owner no longer does. nil: never.
 	MayTakeOver func(owner string) bool
+	// Nova is set when nova-compute writes the same providers (nova.go).
+	Nova Beside
 }
 
 // DesiredState is a pure function of the nodes, the instances and the
@@ -73,16 +130,18 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 			continue
 		}
 		if seen[id] > 1 {
-			problems = append(problems, Problem{n.UUID, fmt.Sprintf("reported %d times; contradictory data is not written", seen[id])})
+			problems = append(problems, Problem{NodeUUID: n.UUID, NodeName: n.Name, Code: CodeDuplicate,
+				Reason: fmt.Sprintf("reported %d times; contradictory data is not written", seen[id])})
 			continue
 		}
 		d, err := desiredProvider(n, occupied[id], pol, shared)
 		if err != nil {
-			problems = append(problems, Problem{n.UUID, err.Error()})
+			problems = append(problems, Problem{NodeUUID: n.UUID, NodeName: n.Name, Code: codeOf(err), Reason: err.Error()})
 			continue
 		}
 		if _, bad := validTraits(n.Traits); len(bad) > 0 {
-			problems = append(problems, Problem{n.UUID, fmt.Sprintf("%d invalid traits left out (first %q); the rest are written", len(bad), cut(bad[0]))})
+			problems = append(problems, Problem{NodeUUID: n.UUID, NodeName: n.Name, Code: CodeInvalidTraits,
+				Reason: fmt.Sprintf("invalid traits %q left out; the rest are written", cutList(bad))})
 		}
 		out = append(out, d)
 	}
@@ -92,22 +151,23 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
 	if !validUUID(n.UUID) {
-		return Desired{}, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID))
+		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}
-	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates}
+	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates, NodeName: n.Name}
 	d.Name = d.UUID
 	var err error
 	switch {
 	case n.ResourceClass != "" && len(n.Resources) > 0:
-		return d, fmt.Errorf("has both resource_class and resources; a node is bare metal or not")
+		return d, coded(CodeClassAndResources, fmt.Errorf("has both resource_class and resources; a node is bare metal or not"))
 	case n.ResourceClass != "":
 		d.Reserved = baremetal.Reservation(n, hasInstance)
-		d.Inventory, err = sh.bareMetal(n.ResourceClass, d.Reserved != baremetal.Schedulable)
+		d.Inventory, err = sh.bareMetal(n.ResourceClass, pol.Nova.reservedInventory(n, d.Reserved))
+		d.Hold = pol.Nova.hold(n, d.Reserved, baremetal.NormalizeResourceClass(n.ResourceClass))
 	case len(n.Resources) > 0:
 		d.Reserved = baremetal.Disabled(n)
 		d.Inventory, err = explicitInventory(n.Resources, d.Reserved)
 	default:
-		return d, fmt.Errorf("no resource_class and no resources: quarantined until the source reports one")
+		return d, coded(CodeNoClass, fmt.Errorf("no resource_class and no resources: quarantined until the source reports one"))
 	}
 	if err != nil {
 		return d, err
@@ -149,7 +209,7 @@ func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inve
 	}
 	name := baremetal.NormalizeResourceClass(rc)
 	if err := baremetal.ValidCustomName(name); err != nil {
-		return nil, fmt.Errorf("resource class %q normalises to an invalid name: %w", cut(rc), err)
+		return nil, coded(CodeBadClass, fmt.Errorf("resource class %q normalises to an invalid name: %w", cut(rc), err))
 	}
 	rec := placement.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
 	if reserved {

@@ -28,6 +28,7 @@ type Managed struct {
 // Op names a kind of write.
 type Op string
 
+// The writes, named as Placement's operations.
 const (
 	OpCreate     Op = "create_provider"
 	OpTraits     Op = "set_traits"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/baremetal"
@@ -36,6 +37,11 @@ type Options struct {
 	// or deletion starts, and syncs under way finish, so a SIGTERM leaves
 	// no provider half-written. The cycle reports what it skipped.
 	Stop <-chan struct{}
+	// Clock tells the time for DeleteGrace; nil: the system clock.
+	Clock Clock
+	// Observer, if set, receives the engine's events (events.go), after
+	// the engine's own log lines.
+	Observer Observer
 }
 
 // Engine reconciles one source into one Placement.
@@ -46,6 +52,16 @@ type Engine struct {
 	opts  Options
 	state *State
 	log   *slog.Logger
+	obs   Observers
+	// results collects the outcomes of the cycle under way; dry says
+	// whether it is a plan. Set before a cycle's goroutines start.
+	results outcomes
+	dry     bool
+	// counted is the client's request count already reported: the first
+	// cycle's report includes the discovery request.
+	counted int64
+	holds   holdBook     // beside nova: the holds placed (hold.go)
+	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.
@@ -61,13 +77,13 @@ func OwnerTrait(engineID string) string {
 // in-memory cache.
 func New(src Source, pc *placement.Client, pol Policy, opts Options, state *State, log *slog.Logger) *Engine {
 	if opts.Concurrency <= 0 {
-		opts.Concurrency = 4
+		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 6
+		opts.MaxAttempts = DefaultMaxAttempts
 	}
 	if opts.DeleteLimit <= 0 {
-		opts.DeleteLimit = 0.1
+		opts.DeleteLimit = DefaultDeleteLimit
 	}
 	if state == nil {
 		state, _ = LoadState("", "")
@@ -75,7 +91,8 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log}
+	obs := Observers{LogObserver(log), opts.Observer}
+	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs}
 }
 
 // SetScope changes what the engine manages from the next cycle on, and

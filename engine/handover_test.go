@@ -25,8 +25,10 @@ func TestConflictAfterHandOverLeavesTheProviderToTheNewOwner(t *testing.T) {
 	slow := a.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/inventories", Times: 1, Delay: 500 * time.Millisecond})
 	done := make(chan engine.Report)
 	go func() { done <- a.cycle() }()
-	for slow.Fired() == 0 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); slow.Fired() == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the old owner's write never reached Placement")
+		}
 	}
 	if rep := b.cycle(); len(rep.Errors) > 0 || rep.Updated != 1 {
 		t.Fatalf("takeover: %+v", rep)

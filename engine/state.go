@@ -2,10 +2,10 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -25,11 +25,17 @@ type known struct {
 	// consecutive cycles.
 	GoneSince  time.Time `json:",omitzero"`
 	ProofRound int64     `json:",omitempty"`
+	// Pending marks a provider the engine may have created without yet
+	// marking it as its own (record.go): a crash in between must not leave
+	// an unmarked provider nobody manages.
+	Pending bool `json:",omitempty"`
 }
 
-// State caches known providers between cycles, and between processes
-// through an optional file. It is only a cache: a lost or corrupt file
-// costs a full re-read, never a wrong write.
+// State holds, between cycles and between processes (through an optional
+// file), two things: a cache of what was seen of each provider, which a
+// lost file only costs re-reads; and the ownership record — what the engine
+// added, what it may have created, its deletion proofs — which is written
+// and fsynced before the writes that depend on it (record.go).
 type State struct {
 	mu        sync.Mutex
 	providers map[string]known
@@ -37,23 +43,47 @@ type State struct {
 	key       string // endpoint and engine id the file belongs to
 	round     int64  // cycles started, for consecutive deletion proofs
 	dirty     bool   // changed since loaded or saved
+	// version is the negotiated microversion: a new process then sends no
+	// discovery request.
+	version string
 }
 
 type stateFile struct {
-	Version   int              `json:"version"`
-	Key       string           `json:"key"`
-	Round     int64            `json:"round"`
-	Providers map[string]known `json:"providers"`
+	Version      int              `json:"version"`
+	Key          string           `json:"key"`
+	Round        int64            `json:"round"`
+	Providers    map[string]known `json:"providers"`
+	Microversion string           `json:"microversion,omitempty"`
 }
+
+// ErrStateUnusable means the state file cannot hold the ownership record
+// (a directory, unwritable, or locked by another engine): the engine must
+// not write without it.
+var ErrStateUnusable = errors.New("state file unusable")
+
+// ErrStateInUse means another engine process holds the state file.
+var ErrStateInUse = fmt.Errorf("%w: locked", ErrStateUnusable)
 
 const stateVersion = 1
 
-// LoadState reads the cache at path ("" = memory only). A missing,
-// corrupt or foreign file yields an empty cache and an error to log.
+// LoadState reads the state at path ("" = memory only). A missing,
+// corrupt or foreign file yields an empty state and an error to log; a
+// path that cannot hold the record (a directory, an unwritable place, a
+// file another engine holds) yields an error wrapping ErrStateUnusable,
+// which callers must treat as fatal.
 func LoadState(path, key string) (*State, error) {
 	s := &State{providers: map[string]known{}, path: path, key: key}
 	if path == "" {
 		return s, nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return s, fmt.Errorf("%w: %s is not a regular file", ErrStateUnusable, path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return s, fmt.Errorf("%w: %v", ErrStateUnusable, err)
+	}
+	if err := lockState(path); err != nil {
+		return s, err
 	}
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -75,19 +105,20 @@ func LoadState(path, key string) (*State, error) {
 	if f.Providers != nil {
 		s.providers = f.Providers
 	}
-	s.round = f.Round
+	s.round, s.version = f.Round, f.Microversion
 	return s, nil
 }
 
-// Save writes the cache atomically (temp file, then rename), and only if
-// something changed: an idle cycle at 10,000 nodes would rewrite 3 MB.
+// Save writes the state durably (temp file, fsync, rename, fsync of the
+// directory), and only if something changed: an idle cycle at 10,000
+// nodes would rewrite 3 MB.
 func (s *State) Save() error {
 	s.mu.Lock()
 	if s.path == "" || !s.dirty {
 		s.mu.Unlock()
 		return nil
 	}
-	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers})
+	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers, s.version})
 	s.dirty = false
 	s.mu.Unlock()
 	if err == nil {
@@ -106,10 +137,27 @@ func (s *State) write(b []byte) error {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	tmp := s.path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
-	return os.Rename(tmp, s.path)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync() // the rename must not land before the bytes
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := os.Rename(tmp, s.path); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		return fmt.Errorf("write state: sync dir: %w", err)
+	}
+	return nil
 }
 
 func (s *State) get(uuid string) (known, bool) {
@@ -132,7 +180,7 @@ func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound}
+		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound, Pending: k.Pending}
 	}
 	s.mu.Unlock()
 }
@@ -145,16 +193,6 @@ func (s *State) update(uuid string, f func(*known)) {
 	f(&k)
 	s.providers[uuid] = k
 	s.mu.Unlock()
-}
-
-// claim adds to what the engine manages on a provider before a write
-// that may add it: if the answer is lost (the server applied it, the
-// client timed out), the engine still knows these are its own to remove.
-func (s *State) claim(uuid string, traits, aggregates []string) {
-	s.update(uuid, func(k *known) {
-		k.Managed.Traits = sortedSet(slices.Concat(k.Managed.Traits, traits))
-		k.Managed.Aggregates = sortedSet(slices.Concat(k.Managed.Aggregates, aggregates))
-	})
 }
 
 func (s *State) drop(uuid string) {
@@ -185,4 +223,20 @@ func (s *State) peekRound() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.round
+}
+
+// Microversion is the Placement microversion recorded with the state, for
+// placement.Config.Microversion ("" if none).
+func (s *State) Microversion() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+func (s *State) setMicroversion(v string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v != s.version {
+		s.version, s.dirty = v, true
+	}
 }

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"reflect"
+	"syscall"
 
 	"github.com/rpengine/rpengine/engine/placement"
 	"os"
@@ -104,5 +106,24 @@ func TestStateFileReadsBackExactly(t *testing.T) {
 	got, _ := s2.get("u")
 	if err != nil || !reflect.DeepEqual(got, want) || s2.round != 1 {
 		t.Fatalf("%v\n got %+v\nwant %+v", err, got, want)
+	}
+}
+
+func TestStateFileThatCannotHoldTheRecordIsFatal(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadState(dir, "k"); !errors.Is(err, ErrStateUnusable) {
+		t.Fatalf("a directory as state file: %v", err)
+	}
+	path := filepath.Join(dir, "state.json")
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadState(path, "k"); !errors.Is(err, ErrStateInUse) {
+		t.Fatalf("a state file locked by another engine: %v", err)
 	}
 }

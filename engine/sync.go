@@ -29,6 +29,8 @@ const (
 func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Generation, dry bool) (outcome, []Write, int, error) {
 	exists, adopting := listed != "", false
 	conflicts := 0
+	seen, _ := e.state.get(d.UUID) // before this cycle: to see another writer's rewrite
+	counted := false
 	for attempt := 1; ; attempt++ {
 		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
 		if errors.Is(err, placement.ErrNotFound) {
@@ -43,13 +45,13 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			// Re-read after a conflict: another engine took it over meanwhile
 			// (a hand-over); writing now would put two owner markers on it.
 			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
-				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: left alone", d.UUID, owner)
+				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: %w", d.UUID, owner, errOwned)
 			}
 		}
 		if adopting {
 			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
 			if owner != "" && !e.mayTakeOver(owner) {
-				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: left alone", d.UUID, owner)
+				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: %w", d.UUID, owner, errOwned)
 			}
 			if owner != "" {
 				// The marker flips in one generation-checked write: if the
@@ -68,19 +70,28 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		}
 		d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
 		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
+		if fresh && !dry && !counted && foreignRewrite(seen, o, ws) {
+			counted = true
+			e.foreign.Add(1)
+		}
 		if dry {
+			e.synced(d, o, o, ws, dry)
 			return planned(o, ws), ws, conflicts, nil
 		}
-		if len(ws) > 0 {
-			e.state.claim(d.UUID, d.Traits, d.Aggregates)
-		}
 		after, err := e.apply(ctx, d, o, ws)
+		if err != nil && (fresh || after.Generation != o.Generation) {
+			// What was read and written before the failure still holds (a
+			// cache entry is used only while its generation is listed): a
+			// 5xx on the last write must not cost three reads next cycle.
+			e.state.update(d.UUID, func(k *known) { k.Observed = after })
+		}
 		switch {
 		case err == nil:
 			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}}
 			if fresh || len(ws) > 0 || !sameKnown(prev, now) {
 				e.state.put(d.UUID, now) // an idle provider leaves the cache clean: no save
 			}
+			e.synced(d, o, after, ws, dry)
 			return planned(o, ws), ws, conflicts, nil
 		case attempt >= e.opts.MaxAttempts:
 			return unchanged, nil, conflicts, fmt.Errorf("provider %s: gave up after %d attempts: %w", d.UUID, attempt, err)
@@ -212,8 +223,10 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 		if err != nil {
 			return o, fmt.Errorf("%s: %w", w.Op, err)
 		}
-		e.log.Info("provider written", "node", w.UUID, "op", w.Op,
-			"generation_before", string(o.Generation), "generation_after", string(next.Generation))
+		if next.Generation != o.Generation {
+			e.emit(ProviderWritten{Node: w.UUID, Op: w.Op,
+				GenerationBefore: string(o.Generation), GenerationAfter: string(next.Generation)})
+		}
 		o = next
 	}
 	return o, refused
@@ -230,7 +243,9 @@ func (e *Engine) write(ctx context.Context, w Write, o Observed) (Observed, erro
 		o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
 	case OpTraits:
 		var set []string
-		if set, err = e.knownTraits(ctx, w.Traits); err == nil {
+		if set, err = e.knownTraits(ctx, w.Traits); err == nil && !sameSet(set, o.Traits) {
+			// Left out unknown traits can make the write a no-op, which
+			// Placement would still count as a change (a new generation).
 			o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, set)
 			o.Traits = set
 		}
@@ -297,7 +312,7 @@ func (e *Engine) ensureClasses(ctx context.Context, inv map[string]placement.Inv
 func (e *Engine) checkName(ctx context.Context, d Desired) error {
 	_, err := e.pc.GetProvider(ctx, d.UUID)
 	if errors.Is(err, placement.ErrNotFound) {
-		return fmt.Errorf("provider name %s is held by a provider with another uuid: not overwritten", d.Name)
+		return fmt.Errorf("provider name %s is held by a provider with another uuid: %w", d.Name, errNameTaken)
 	}
 	return err
 }
@@ -337,6 +352,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 // sameKnown compares what a put would change when the observation came
 // from the cache unchanged.
 func sameKnown(a, b known) bool {
-	return a.GoneSince.IsZero() && slices.Equal(a.Retained, b.Retained) &&
+	return a.GoneSince.IsZero() && !a.Pending && slices.Equal(a.Retained, b.Retained) &&
 		slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates)
+}
+
+// sameSet compares two trait lists as sets.
+func sameSet(a, b []string) bool {
+	return slices.Equal(sortedSet(a), sortedSet(b))
 }

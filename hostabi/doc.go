@@ -7,4 +7,9 @@
 // The host side lives in internal/wasmhost, the guest SDK in hostabi/guest,
 // the test harness in internal/guesttest. ABI.md is the normative
 // description; this package is its Go form; RATIONALE.md says why.
+//
+// hostabi and hostabi/guest are their own Go module
+// (github.com/rpengine/rpengine/hostabi, standard library only), so a
+// plugin author's go.mod pulls the SDK and the records, not the engine.
+// The host imports these records and never hostabi/guest.
 package hostabi

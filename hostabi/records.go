@@ -107,6 +107,24 @@ type DescribeResponse struct {
 	// point, so the host treats an optional operation as supported only
 	// when it is both exported and listed here.
 	Operations []string `json:"operations,omitempty"`
+	// Services declares the HTTP services the plugin calls. Absent or
+	// null: not declared (plugins older than this field), nothing is
+	// checked. A list, even empty: every service the plugin may call
+	// with its configuration; the host refuses to load it while one is
+	// not granted in [plugin.services]. Describe runs after Configure at
+	// load, so the list may depend on the configuration.
+	Services []Service `json:"services"`
+}
+
+// Service is one HTTP service a plugin calls through ImportHTTPRequest.
+type Service struct {
+	// Name is what the plugin puts in HTTPRequestHead.Service, and so the
+	// key the operator grants in [plugin.services].
+	Name string `json:"name"`
+	// Type is the service catalog type expected behind the name (e.g.
+	// "baremetal"), empty for a service outside the catalog. It tells
+	// the operator what to grant: name = "catalog:<type>".
+	Type string `json:"type,omitempty"`
 }
 
 // HTTPRequestHead is the head of an ImportHTTPRequest frame; the frame's

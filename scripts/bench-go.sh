@@ -9,7 +9,7 @@ echo
 echo "Command: \`go test -run '^\$' -bench . -benchtime 3x -count 3\` in each package below (medians by eye; rerun with benchstat for more)."
 echo
 echo '```'
-for pkg in ./engine/placement ./hostabi/... ./plugins/fake ./plugins/ironic/...; do
+for pkg in ./engine/placement github.com/rpengine/rpengine/hostabi/... ./plugins/fake ./plugins/ironic/...; do
 	RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench . -benchtime 3x -count 3 $pkg 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 done
 echo '```'

@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${1:-10s}
+# modroot prints the directory of the go.mod that owns $1: hostabi is its
+# own module, and -fuzz works only on packages of the main module.
+modroot() { local d=$1; while [ ! -f "$d/go.mod" ]; do d=$(dirname "$d"); done; echo "$d"; }
 grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
 	dir=$(dirname "$f")
 	for name in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | cut -d' ' -f2); do
 		echo "fuzz $dir $name ($t)"
-		go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$dir" >/tmp/fuzz.$$ 2>&1 || { cat /tmp/fuzz.$$; rm -f /tmp/fuzz.$$; exit 1; }
+		root=$(modroot "$dir") rel=${dir#"$(modroot "$dir")"}
+		go -C "$root" test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "./${rel#/}" >/tmp/fuzz.$$ 2>&1 || { cat /tmp/fuzz.$$; rm -f /tmp/fuzz.$$; exit 1; }
 	done
 done
 rm -f /tmp/fuzz.$$

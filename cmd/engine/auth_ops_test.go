@@ -57,7 +57,7 @@ func TestRunWithKeystone(t *testing.T) {
 	srv := httptest.NewServer(ironic)
 	defer srv.Close()
 	ks.AddService("baremetal", srv.URL)
-	ks.SetLifetimes(10*time.Minute, time.Hour) // the first one is inside refresh_before
+	ks.AgeNext(50 * time.Minute) // the first token (1 h) is inside refresh_before
 
 	dir := t.TempDir()
 	cfg := daemonConfig(t, dir, "", keystoneTOML(ks, keystonetest.Password))
@@ -81,7 +81,7 @@ func TestRunWithKeystone(t *testing.T) {
 	}
 
 	issued := len(ks.Issued())
-	ks.SetLifetimes(10*time.Minute, time.Hour) // again for the daemon's session
+	ks.AgeNext(50 * time.Minute) // again for the daemon's session
 	d := startDaemon(t, cfg)
 	d.waitFor("readiness", func() bool { code, _ := d.get("/readyz"); return code == 200 })
 	if n := len(fake.ProviderUUIDs()); n != 12 {
@@ -89,6 +89,9 @@ func TestRunWithKeystone(t *testing.T) {
 	}
 	if got := len(ks.Issued()) - issued; got != 2 || ks.Rejected() != 0 {
 		t.Fatalf("%d tokens issued, %d requests refused; want the expiring token replaced up front", got, ks.Rejected())
+	}
+	if exp := d.metric("rpengine_auth_token_expiry_timestamp_seconds"); exp < float64(time.Now().Add(50*time.Minute).Unix()) {
+		t.Fatalf("token expiry metric %v: want the refreshed token's, about an hour ahead", exp)
 	}
 	ks.Revoke()
 	ok := d.metric(`rpengine_cycles_total{outcome="ok"}`)

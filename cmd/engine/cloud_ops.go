@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/auth"
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/vcsession"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -19,11 +21,20 @@ type cloud struct {
 	sess      *auth.Session
 	placement string
 	services  map[string]string
+	// pluginHTTP, if set, wraps the transport of the plugin's requests
+	// (the daemon times them by service).
+	pluginHTTP func(services map[string]string, next http.RoundTripper) http.RoundTripper
+	// microversion was negotiated by an earlier process (state file).
+	microversion string
+	creds        map[string]wasmhost.Credential
 }
 
-// openCloud authenticates as [auth] says and resolves the endpoints.
-func openCloud(ctx context.Context, cfg *config.Config) (*cloud, error) {
-	sess, err := auth.Open(ctx, authConfig(cfg.Auth))
+// openCloud authenticates as [auth] says and resolves the endpoints; log
+// (may be nil) gets the session's warnings.
+func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*cloud, error) {
+	ac := authConfig(cfg.Auth)
+	ac.Logger = log
+	sess, err := auth.Open(ctx, ac)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +47,65 @@ func openCloud(ctx context.Context, cfg *config.Config) (*cloud, error) {
 	if c.services, err = sess.Services(cfg.Plugin.Services); err != nil {
 		return nil, err
 	}
+	if c.creds, err = credentials(cfg, sess, c.services); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// credentials are what the host adds to the plugin's calls, per granted
+// service: the Keystone token unless the grant says otherwise, a vCenter
+// session for auth = "vcenter", nothing for auth = "none". A new kind of
+// service is one more case here and one Credential.
+func credentials(cfg *config.Config, sess *auth.Session, endpoints map[string]string) (map[string]wasmhost.Credential, error) {
+	out := make(map[string]wasmhost.Credential, len(endpoints))
+	for name := range endpoints {
+		g := cfg.Plugin.Grants[name]
+		switch g.Auth {
+		case "", "keystone":
+			if kc := sess.Credential(); kc != nil {
+				out[name] = kc
+			} else {
+				out[name] = nil
+			}
+		case "none":
+			out[name] = nil
+		case "vcenter":
+			s, err := vcsession.New(endpoints[name], g.User, g.Password, serviceTransport(sess))
+			if err != nil {
+				return nil, fmt.Errorf("plugin.services.%s: %w", name, err)
+			}
+			out[name] = s
+		default:
+			return nil, fmt.Errorf("plugin.services.%s: auth %q is not supported", name, g.Auth)
+		}
+	}
+	return out, nil
+}
+
+// close ends the sessions the host opened for the plugin (vCenter's
+// logout); Keystone tokens simply expire.
+func (c *cloud) close(ctx context.Context) {
+	if c == nil {
+		return
+	}
+	for _, cr := range c.creds {
+		if s, ok := cr.(interface{ Close(context.Context) error }); ok {
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_ = s.Close(ctx)
+			cancel()
+		}
+	}
+}
+
+// serviceTransport carries the host's own calls to the plugin's services
+// (logins), trusting [auth]'s CA like the plugin's calls.
+func serviceTransport(sess *auth.Session) http.RoundTripper {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if t := sess.TLS(); t != nil {
+		tr.TLSClientConfig = t
+	}
+	return tr
 }
 
 func authConfig(a config.Auth) auth.Config {
@@ -80,7 +149,9 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		TLS:      c.sess.TLS(),
 		Timeout:  cfg.Placement.Timeout.D(),
 		MaxConns: cfg.Placement.Connections,
-		NewNames: cfg.Placement.NewNamesPerCycle,
+		// From the state file: a new process skips the discovery request.
+		Microversion: c.microversion,
+		NewNames:     cfg.Placement.NewNamesPerCycle,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
@@ -102,7 +173,7 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		Clock:       cfg.Plugin.Clock,
 		MaxResponse: uint32(min(uint64(cfg.Plugin.MaxResponse), 1<<32-1)),
 		Services:    c.services,
-		AuthHeader:  c.sess.Header,
+		Credentials: c.creds,
 		Logger:      log,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
@@ -111,6 +182,13 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t
 		o.HTTPClient = &http.Client{Transport: tr}
+	}
+	if c.pluginHTTP != nil {
+		var next http.RoundTripper = http.DefaultTransport
+		if o.HTTPClient != nil {
+			next = o.HTTPClient.Transport
+		}
+		o.HTTPClient = &http.Client{Transport: c.pluginHTTP(c.services, next)}
 	}
 	return o
 }

@@ -36,17 +36,23 @@ func unwrap(w daemon.World) daemon.World {
 
 func (w *coordWorld) Cycle(ctx context.Context) engine.Report {
 	if err := w.co.sameMembership(w.daemonWorld); err != nil {
-		return engine.Report{Errors: []string{err.Error()}}
+		return coordFailed(err)
 	}
 	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng)
 	switch {
 	case errors.Is(err, errNothingHeld):
-		return engine.Report{Errors: []string{}}
+		return engine.Report{Schema: engine.ReportSchema, Errors: []engine.Error{}}
 	case err != nil:
-		return engine.Report{Errors: []string{err.Error()}}
+		return coordFailed(err)
 	}
 	defer cancel()
 	return w.daemonWorld.Cycle(cctx)
+}
+
+// coordFailed is the report of a cycle the coordination stopped.
+func coordFailed(err error) engine.Report {
+	return engine.Report{Schema: engine.ReportSchema,
+		Errors: []engine.Error{{Kind: engine.ErrCoordination, Message: err.Error()}}}
 }
 
 // sameMembership refuses a reloaded config that changes what this engine

@@ -15,8 +15,11 @@ import (
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
-// cmdPlugin runs the plugin subcommands: today only inspect.
+// cmdPlugin runs the plugin subcommands: inspect and test.
 func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, log *slog.Logger) error {
+	if len(args) > 0 && args[0] == "test" {
+		return cmdPluginTest(ctx, args[1:], asJSON, out, log)
+	}
 	if len(args) == 0 || args[0] != "inspect" {
 		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
 	}
@@ -67,6 +70,7 @@ func printInfo(out io.Writer, info wasmhost.Info) {
 	fmt.Fprintf(out, "version:       %s\n", version)
 	fmt.Fprintf(out, "capabilities:  %s\n", none(ops))
 	fmt.Fprintf(out, "host imports:  %s\n", none(info.Imports))
+	fmt.Fprintf(out, "services:      %s\n", serviceList(info.Services))
 }
 
 // pluginCacheDir is where compiled plugins are kept when the config does

@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
 )
@@ -27,10 +31,12 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		return err
 	}
 	o := ops.New(time.Now)
-	// log.level applies to the handler --log-format chose; the tap feeds
-	// the status page whatever the level.
+	v := readVersion()
+	o.Metrics.SetBuildInfo(v.Version, v.Commit, v.Go, v.Wazero, strconv.Itoa(v.ABI))
+	// log.level applies to the handler --log-format chose; the status
+	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)
-	log = slog.New(o.Tap(ops.Leveled(log.Handler(), level)))
+	log = slog.New(ops.Leveled(log.Handler(), level))
 
 	listen := cfg.Server.Listen
 	if listen != "" {
@@ -49,16 +55,19 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	}
 	defer co.Close()
 
-	var pluginPath atomic.Value // of the world in use, for the file watch
-	pluginPath.Store(cfg.Plugin.Path)
+	var watched atomic.Value // the plugin of the world in use, for the file watch
+	watched.Store(cfg.Plugin)
 	reload := hangups(ctx)
-	go watchFile(ctx, func() string { return pluginPath.Load().(string) }, pluginPoll, reload, log)
+	go watchFile(ctx, func() (string, bool) {
+		p := watched.Load().(config.Plugin)
+		return p.Path, p.ReloadOnChange
+	}, pluginPoll, reload, log)
 	loop := &daemon.Loop{
 		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.World) (daemon.World, error) {
 			w, err := loadWorld(ctx, path, log, o, stop, unwrap(prev))
 			if err == nil {
 				dw := w.(*daemonWorld)
-				pluginPath.Store(dw.cfg.Plugin.Path)
+				watched.Store(dw.cfg.Plugin)
 				if dw.cfg.Server.Listen != listen {
 					log.Warn("server.listen changed: it takes effect at the next restart", "listening", listen)
 				}
@@ -77,20 +86,13 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 // pluginPoll is how often the plugin file is checked for a new build.
 const pluginPoll = 2 * time.Second
 
-// watchFile asks for a reload (as SIGHUP does) when the file at path()
-// changes size or modification time: deploying a new plugin build is
-// enough to swap it in. A broken file is refused by the reload and the
-// old plugin keeps serving.
-func watchFile(ctx context.Context, path func() string, every time.Duration, reload chan<- struct{}, log *slog.Logger) {
-	stamp := func(p string) string {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return "missing"
-		}
-		return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
-	}
-	p := path()
-	seen := stamp(p)
+// watchFile asks for a reload (as SIGHUP does) when the content of the
+// plugin file at current() changes, while current says the watch is on
+// (plugin.reload_on_change). A broken file is refused by the reload and
+// the old plugin keeps serving.
+func watchFile(ctx context.Context, current func() (string, bool), every time.Duration, reload chan<- struct{}, log *slog.Logger) {
+	p, _ := current()
+	w := newPluginWatch(p)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -99,19 +101,76 @@ func watchFile(ctx context.Context, path func() string, every time.Duration, rel
 			return
 		case <-t.C:
 		}
-		if np := path(); np != p {
-			p, seen = np, stamp(np)
-			continue
-		}
-		if now := stamp(p); now != seen {
-			seen = now
-			log.Info("plugin file changed: reloading", "path", p)
+		p, on := current()
+		if changed := w.changed(p); changed && on {
+			log.Info("plugin file content changed: reloading", "path", p)
 			select {
 			case reload <- struct{}{}:
 			default:
 			}
 		}
 	}
+}
+
+// pluginWatch tells when a file's content changed. The size and time
+// stamp are read at each check; the file is hashed only when they moved,
+// so an idle check costs one stat, and a rewrite of the same bytes is no
+// change.
+type pluginWatch struct {
+	path  string
+	stamp string
+	sum   [sha256.Size]byte
+}
+
+func newPluginWatch(path string) *pluginWatch {
+	w := &pluginWatch{}
+	w.changed(path)
+	return w
+}
+
+// changed says whether the file at path differs from the one seen at
+// the last check. A new path is a new baseline, not a change: the reload
+// that changed the path loaded that file.
+func (w *pluginWatch) changed(path string) bool {
+	st := fileStamp(path)
+	if path != w.path {
+		w.path, w.stamp, w.sum = path, st, hashFile(path)
+		return false
+	}
+	if st == w.stamp {
+		return false
+	}
+	w.stamp = st
+	sum := hashFile(path)
+	if sum == w.sum {
+		return false
+	}
+	w.sum = sum
+	return true
+}
+
+func fileStamp(p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "missing"
+	}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+}
+
+// hashFile is the file's SHA-256; zero when unreadable (a missing file is
+// a change, which the reload then refuses).
+func hashFile(p string) (sum [sha256.Size]byte) {
+	f, err := os.Open(p)
+	if err != nil {
+		return sum
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum
 }
 
 // hangups turns SIGHUP into reload requests until ctx ends. Signals that

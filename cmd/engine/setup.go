@@ -17,17 +17,28 @@ type world struct {
 	pc     *placement.Client
 	plugin *wasmhost.Plugin
 	eng    *engine.Engine
+	cloud  *cloud
 }
 
 func loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: --config FILE is required", errUsage)
 	}
-	return config.Load(path)
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return cfg, nil
 }
 
+// configError is a config file's error, shown as it is, with exit
+// status 2.
+type configError struct{ error }
+
+func (e configError) Unwrap() []error { return []error{e.error, errConfig} }
+
 func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +58,7 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -62,16 +73,16 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 		p, err := loadPlugin(ctx, cfg, c, log)
 		plug <- loaded{p, err}
 	}()
-	pc, err := c.connect(ctx, cfg, nil)
+	state, err := c.openState(cfg, log)
+	var pc *placement.Client
+	if err == nil {
+		pc, err = c.connect(ctx, cfg, nil)
+	}
 	if err != nil {
 		if l := <-plug; l.p != nil {
 			l.p.Close(ctx)
 		}
 		return nil, err
-	}
-	state, err := engine.LoadState(cfg.Engine.StateFile, c.stateKey(cfg))
-	if err != nil {
-		log.Warn("state cache ignored", "err", err)
 	}
 	l := <-plug
 	if l.err != nil {
@@ -79,7 +90,7 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 	}
 	plugin := l.p
 	eng := engine.New(plugin, pc, policy(cfg), options(cfg), state, log)
-	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng}, nil
+	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng, cloud: c}, nil
 }
 
 // policy and options are the engine's settings from cfg; the daemon
@@ -90,6 +101,7 @@ func policy(cfg *config.Config) engine.Policy {
 		MarkerTraits: cfg.Provider.MarkerTraits,
 		Aggregates:   cfg.Provider.Aggregates,
 		Scope:        engine.Scope{Shards: cfg.Scope.Shards, ConductorGroups: cfg.Scope.ConductorGroups},
+		Nova:         beside(cfg),
 	}
 }
 
@@ -98,4 +110,4 @@ func options(cfg *config.Config) engine.Options {
 		DeleteGrace: cfg.Engine.DeleteGrace.D(), DeleteLimit: cfg.Engine.DeleteLimit}
 }
 
-func (w *world) close(ctx context.Context) { w.plugin.Close(ctx) }
+func (w *world) close(ctx context.Context) { w.plugin.Close(ctx); w.cloud.close(ctx) }

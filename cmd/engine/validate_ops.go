@@ -66,9 +66,10 @@ func reachServices(ctx context.Context, o wasmhost.Options, v validation) error 
 			cancel()
 			return fmt.Errorf("plugin.services.%s: %w", name, err)
 		}
-		if o.AuthHeader != nil {
-			if k, val := o.AuthHeader(name); k != "" {
-				req.Header.Set(k, val)
+		if cr := o.Credentials[name]; cr != nil {
+			if err := cr.Apply(ctx, req); err != nil {
+				cancel()
+				return fmt.Errorf("plugin.services.%s: the engine's credentials: %w", name, err)
 			}
 		}
 		resp, err := client.Do(req)

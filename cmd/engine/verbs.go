@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rpengine/rpengine/engine"
@@ -87,7 +88,7 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	v.ok("config %s", path)
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
 	}
@@ -100,14 +101,19 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	v.ok("placement %s at microversion %s", c.placement, pc.Microversion())
+	if err := checkNova(ctx, pc, cfg, knownProviders(cfg, c), v); err != nil {
+		return err
+	}
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
 		return err
 	}
 	defer plugin.Close(ctx)
+	defer c.close(ctx)
 	info := plugin.Info()
 	v.ok("plugin %q version %q loaded (ABI v%d, %s isolation, optional operations: %s)",
 		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))
+	checkServices(info, cfg, v)
 	if err := reachServices(ctx, c.pluginOptions(cfg, log), v); err != nil {
 		return err
 	}
@@ -115,7 +121,7 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 	return nil
 }
 
-func cmdShow(ctx context.Context, path string, asJSON bool, out io.Writer, log *slog.Logger) error {
+func cmdShow(ctx context.Context, path string, asJSON bool, node string, out io.Writer, log *slog.Logger) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return err
@@ -135,6 +141,9 @@ func cmdShow(ctx context.Context, path string, asJSON bool, out io.Writer, log *
 	}
 	rows := make([]row, 0, len(ps))
 	for _, p := range ps {
+		if node != "" && !strings.EqualFold(p.UUID, node) {
+			continue
+		}
 		_, inv, err := pc.Inventories(ctx, p.UUID)
 		if err != nil {
 			return err

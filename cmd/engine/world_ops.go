@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
@@ -26,11 +27,12 @@ type daemonWorld struct {
 	key    string
 	info   ops.Info
 	level  slog.Level
+	cloud  *cloud
 }
 
 func (w *daemonWorld) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx, false) }
 func (w *daemonWorld) Save() error                             { return w.state.Save() }
-func (w *daemonWorld) Close(ctx context.Context)               { w.plugin.Close(ctx) }
+func (w *daemonWorld) Close(ctx context.Context)               { w.plugin.Close(ctx); w.cloud.close(ctx) }
 
 func (w *daemonWorld) Settings() daemon.Settings {
 	return daemon.Settings{Interval: w.cfg.Engine.Interval.D(), StopTimeout: w.cfg.Engine.StopTimeout.D(),
@@ -50,36 +52,42 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, fmt.Errorf("log.level: %w", err)
 	}
-	c, err := openCloud(ctx, cfg)
+	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
+		return nil, err
+	}
+	o.Metrics.WatchAuth(c.sess)
+	key := c.stateKey(cfg)
+	var state *engine.State
+	if p, ok := prev.(*daemonWorld); ok && p.key == key && p.cfg.Engine.StateFile == cfg.Engine.StateFile {
+		state = p.state
+		c.microversion = state.Microversion()
+	} else if state, err = c.openState(cfg, log); err != nil {
 		return nil, err
 	}
 	pc, err := c.connect(ctx, cfg, &placementHooks{observe: o.Metrics.ObservePlacement, log: log})
 	if err != nil {
 		return nil, err
 	}
+	c.pluginHTTP = o.Metrics.PluginHTTP
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
 		return nil, err
 	}
-	key := c.stateKey(cfg)
-	var state *engine.State
-	if p, ok := prev.(*daemonWorld); ok && p.key == key && p.cfg.Engine.StateFile == cfg.Engine.StateFile {
-		state = p.state
-	} else if state, err = engine.LoadState(cfg.Engine.StateFile, key); err != nil {
-		log.Warn("state cache ignored", "err", err)
-	}
 	opts := options(cfg)
 	opts.Progress = o.Progress(log, progressEvery)
 	opts.Stop = stop
+	opts.Observer = o
 	// Stoppable outside Timed, so a call ended by the stop counts as
 	// "canceled", not as a plugin error.
 	src := ops.StoppableSource(ops.TimedSource(plugin, o.Metrics), stop)
-	w := &daemonWorld{cfg: cfg, plugin: plugin, eng: engine.New(src, pc, policy(cfg), opts, state, log),
+	w := &daemonWorld{cfg: cfg, plugin: plugin, cloud: c, eng: engine.New(src, pc, policy(cfg), opts, state, log),
 		state: state, key: key, level: level}
-	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), Placement: c.placement, Auth: c.sess.String(),
+	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,
 		LoadedAt: time.Now()}
+	pi := plugin.Info()
+	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
 	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", plugin.Name(),
 		"placement", c.placement, "microversion", pc.Microversion(), "auth", c.sess.String())
 	return w, nil

@@ -6,6 +6,8 @@ import "github.com/rpengine/rpengine/hostabi"
 // it is schedulable. The order is the order of the table in README.md.
 type ReservedReason string
 
+// The reasons, in the order of README.md's reservation matrix; the
+// unexported values are the Ironic states the rules compare against.
 const (
 	Schedulable          ReservedReason = ""
 	ReservedMaintenance  ReservedReason = "maintenance"

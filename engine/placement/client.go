@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +17,6 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceclasses"
-	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/traits"
 )
 
 // Microversions: MinVersion is what the engine needs (1.26: reserved may
@@ -26,6 +25,12 @@ import (
 const (
 	MinVersion  = "1.26"
 	WantVersion = "1.39"
+)
+
+// Config's defaults, and the [placement] keys' (internal/config uses them).
+const (
+	DefaultTimeout  = 30 * time.Second // one request
+	DefaultMaxConns = 8                // per host
 )
 
 // Config says where Placement is and how to reach it.
@@ -45,6 +50,16 @@ type Config struct {
 	Observe func(method string, status int, d time.Duration)
 	// Logger, if set, gets one debug line per request with its request id.
 	Logger *slog.Logger
+	// Microversion, if set, is a version negotiated earlier with this
+	// Placement (kept in the state file): New then sends no discovery
+	// request. If Placement refuses it, Stale turns true and Renegotiate
+	// asks again.
+	Microversion string
+	// Retry bounds the retries of failed reads and guarded writes.
+	Retry Retry
+	// Transport, if set, replaces the network (tests serve a handler
+	// in-process, so testing/synctest can run the backoff).
+	Transport http.RoundTripper
 	// NewNames caps the custom traits and resource classes created
 	// between two BeginCycle calls (0: DefaultNewNames).
 	NewNames int
@@ -54,17 +69,24 @@ type Config struct {
 type Client struct {
 	sc       *gophercloud.ServiceClient
 	requests atomic.Int64
+	retries  atomic.Int64
+	retry    Retry
+	log      *slog.Logger
 
 	mu      sync.Mutex
 	ensured map[string]bool // resource classes and traits known to exist
 	unknown map[string]bool // standard traits Placement lacks
-	budget  budget          // of new names per cycle
+
+	cached bool        // the microversion came from Config, not discovery
+	stale  atomic.Bool // Placement refused the cached microversion
+	budget budget      // of new names per cycle
 }
 
 // New connects to Placement and negotiates the microversion. A server
 // older than MinVersion is refused.
 func New(ctx context.Context, cfg Config) (*Client, error) {
-	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}, budget: budget{limit: cfg.NewNames}}
+	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}, retry: cfg.Retry.withDefaults(), log: cfg.Logger,
+		budget: budget{limit: cfg.NewNames}}
 	if c.budget.limit <= 0 {
 		c.budget.limit = DefaultNewNames
 	}
@@ -74,36 +96,59 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	maxConns := cfg.MaxConns
 	if maxConns <= 0 {
-		maxConns = 8
+		maxConns = DefaultMaxConns
 	}
 	timeout := cfg.Timeout
 	if timeout <= 0 {
-		timeout = 60 * time.Second
+		timeout = DefaultTimeout
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxConnsPerHost, base.MaxIdleConnsPerHost = maxConns, maxConns
 	if cfg.TLS != nil {
 		base.TLSClientConfig = cfg.TLS
 	}
-	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{base, &c.requests, cfg.Observe, cfg.Logger}}
+	var next http.RoundTripper = base
+	if cfg.Transport != nil {
+		next = cfg.Transport
+	}
+	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{next, &c.requests, cfg.Observe, cfg.Logger}}
 	c.sc = &gophercloud.ServiceClient{
 		ProviderClient: pc,
 		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
 		Type:           "placement",
 	}
+	if v := cfg.Microversion; v != "" && !less(v, MinVersion) && !less(WantVersion, v) {
+		c.sc.Microversion, c.cached = v, true
+		return c, nil
+	}
+	return c, c.Renegotiate(ctx)
+}
+
+// Stale reports that Placement refused the cached microversion (406): call
+// Renegotiate before the next batch of requests.
+func (c *Client) Stale() bool { return c.stale.Load() }
+
+// Renegotiate discovers the microversion again. Not safe while other
+// requests are in flight.
+func (c *Client) Renegotiate(ctx context.Context) error {
+	c.sc.Microversion = ""
 	v, err := c.negotiate(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c.sc.Microversion = v
-	return c, nil
+	c.sc.Microversion, c.cached = v, false
+	c.stale.Store(false)
+	return nil
 }
 
 // Microversion is the version every request carries.
 func (c *Client) Microversion() string { return c.sc.Microversion }
 
-// Requests counts HTTP requests sent so far.
+// Requests counts HTTP requests sent so far, retries included.
 func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// Retries counts requests sent again after a 5xx or a dropped connection.
+func (c *Client) Retries() int64 { return c.retries.Load() }
 
 func (c *Client) negotiate(ctx context.Context) (string, error) {
 	var doc struct {
@@ -139,9 +184,27 @@ func less(a, b string) bool {
 	return am < bm || am == bm && an < bn
 }
 
-// do sends one request. out may be nil; ok lists the accepted statuses.
+// do sends one request, retrying it as c.retry allows. out may be nil;
+// ok lists the accepted statuses.
 func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ...int) error {
-	url := c.sc.Endpoint + path
+	for attempt := 1; ; attempt++ {
+		err := c.doOnce(ctx, method, path, in, out, ok)
+		if err == nil || attempt >= c.retry.Attempts || !retryable(ctx, method, path, err) {
+			return err
+		}
+		c.retries.Add(1)
+		wait := c.retry.backoff(attempt)
+		if c.log != nil {
+			c.log.Debug("placement request retried", "err", err, "attempt", attempt+1, "after_ms", wait.Milliseconds())
+		}
+		if sleep(ctx, wait) != nil {
+			return err
+		}
+	}
+}
+
+func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, ok []int) error {
+	u := c.sc.Endpoint + path
 	opts := &gophercloud.RequestOpts{JSONBody: in, OkCodes: ok}
 	if out != nil {
 		opts.KeepResponseBody = true
@@ -152,13 +215,16 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 	if c.sc.Microversion == "" {
 		opts.OmitHeaders = append(opts.OmitHeaders, "OpenStack-API-Version")
 	}
-	resp, err := c.sc.Request(ctx, method, url, opts)
+	resp, err := c.sc.Request(ctx, method, u, opts)
 	if err != nil {
 		var ue gophercloud.ErrUnexpectedResponseCode
 		if errors.As(err, &ue) {
-			return decodeAPIError(method, url, ue.Actual, ue.ResponseHeader, ue.Body)
+			if ue.Actual == http.StatusNotAcceptable && c.cached {
+				c.stale.Store(true)
+			}
+			return decodeAPIError(method, u, ue.Actual, ue.ResponseHeader, ue.Body)
 		}
-		return fmt.Errorf("%s %s: %w", method, url, err)
+		return fmt.Errorf("%s %s: %w", method, u, err)
 	}
 	defer func() {
 		io.Copy(io.Discard, resp.Body) // drained bodies let the connection be reused
@@ -173,7 +239,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 		err = json.NewDecoder(resp.Body).Decode(out)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: malformed answer: %w", method, url, err)
+		return fmt.Errorf("%s %s: malformed answer: %w", method, u, err)
 	}
 	return nil
 }
@@ -193,6 +259,13 @@ func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 	status := 0 // transport failure
 	if err == nil {
 		status = resp.StatusCode
+		if status >= 400 {
+			// gophercloud reads an error body whole: a proxy's page or a
+			// hostile answer must not cost unbounded memory.
+			resp.Body = limitedBody{io.LimitReader(resp.Body, maxErrorBody), resp.Body}
+		}
+	} else {
+		err = &transportError{err}
 	}
 	if t.observe != nil {
 		t.observe(r.Method, status, time.Since(start))
@@ -208,10 +281,19 @@ func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// maxErrorBody bounds what is read of an error answer; Placement's own
+// are under 1 KiB.
+const maxErrorBody = 64 << 10
+
+type limitedBody struct {
+	io.Reader
+	io.Closer
+}
+
 // EnsureResourceClass creates a custom resource class once per process.
 func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
 	return c.ensure(ctx, "rc:"+name, func() error {
-		return resourceclasses.Update(ctx, c.sc, name).ExtractErr()
+		return c.do(ctx, "PUT", "resource_classes/"+url.PathEscape(name), nil, nil, 201, 204)
 	})
 }
 
@@ -221,7 +303,7 @@ func (c *Client) EnsureTrait(ctx context.Context, name string) error {
 		return nil // standard traits exist already; an unknown one fails the PUT visibly
 	}
 	return c.ensure(ctx, "trait:"+name, func() error {
-		return traits.Create(ctx, c.sc, name).ExtractErr()
+		return c.do(ctx, "PUT", "traits/"+url.PathEscape(name), nil, nil, 201, 204)
 	})
 }
 
@@ -265,6 +347,18 @@ func (c *Client) KnownUnknown(name string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.unknown[name]
+}
+
+// Unknown lists, sorted, the standard traits found missing so far.
+func (c *Client) Unknown() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.unknown))
+	for n := range c.unknown {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (c *Client) ensure(ctx context.Context, key string, create func() error) error {

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinels for the conditions a caller must branch on; test with
@@ -17,17 +20,41 @@ var (
 	ErrNotFound         = errors.New("not found")
 )
 
-// APIError is an error answer from Placement.
+// APIError is an error answer from Placement, or from a proxy in front
+// of it (then Code is empty and Detail holds the start of its page).
 type APIError struct {
 	Method, URL string
 	Status      int
 	Code        string
+	Title       string
 	Detail      string
 	RequestID   string
 }
 
+// Error names everything the answer gave, so a log line alone lets an
+// operator find the request in Placement's log.
 func (e *APIError) Error() string {
-	return fmt.Sprintf("%s %s: %d %s: %s (request %s)", e.Method, e.URL, e.Status, e.Code, e.Detail, e.RequestID)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d", e.Method, e.URL, e.Status)
+	title := e.Title
+	if title == "" {
+		title = http.StatusText(e.Status)
+	}
+	if title != "" {
+		b.WriteString(" " + title)
+	}
+	if e.Code != "" {
+		b.WriteString(" (" + e.Code + ")")
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" [request " + e.RequestID + "]")
+	} else {
+		b.WriteString(" [no request id]")
+	}
+	return b.String()
 }
 
 // Is maps the error code (microversion 1.23+) onto the sentinels.
@@ -41,31 +68,66 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
+// maxDetail bounds the detail kept from an answer (a proxy's HTML page).
+const maxDetail = 512
+
 func decodeAPIError(method, url string, status int, h http.Header, body []byte) *APIError {
 	e := &APIError{Method: method, URL: url, Status: status, RequestID: requestID(h)}
 	var doc struct {
 		Errors []struct {
 			Code      string `json:"code"`
+			Title     string `json:"title"`
 			Detail    string `json:"detail"`
 			RequestID string `json:"request_id"`
 		} `json:"errors"`
 	}
 	if json.Unmarshal(body, &doc) == nil && len(doc.Errors) > 0 {
-		e.Code, e.Detail = doc.Errors[0].Code, doc.Errors[0].Detail
+		first := doc.Errors[0]
+		e.Code, e.Title = clean(first.Code, 128), clean(first.Title, 128)
+		e.Detail = clean(first.Detail, maxDetail)
 		if e.RequestID == "" {
-			e.RequestID = doc.Errors[0].RequestID
+			e.RequestID = clean(first.RequestID, 128)
 		}
-	} else {
-		e.Detail = truncate(string(body), 512)
+		return e
 	}
+	e.Detail = clean(pageText(body), maxDetail)
 	return e
 }
 
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
+// pageText is what a non-JSON answer says: an HTML page's title (nginx,
+// haproxy and Apache name the error there), else the text itself.
+func pageText(body []byte) string {
+	s := string(body[:min(len(body), 8<<10)])
+	lower := strings.ToLower(s)
+	if i := strings.Index(lower, "<title>"); i >= 0 {
+		if j := strings.Index(lower[i:], "</title>"); j > 0 {
+			return s[i+len("<title>") : i+j]
+		}
 	}
 	return s
+}
+
+// clean makes outside text one bounded, printable line: Placement's
+// details carry webob's blank lines, proxies send pages.
+func clean(s string, n int) string {
+	s = strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	return truncate(s, n)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
 }
 
 // requestID reads the id Placement gives each request (the real server

@@ -95,6 +95,9 @@ func describe(p Plugin) hostabi.DescribeResponse {
 	if _, ok := p.(DeletionChecker); ok {
 		r.Operations = append(r.Operations, hostabi.ExportConfirmDeleted)
 	}
+	if s, ok := p.(ServiceUser); ok {
+		r.Services = append([]hostabi.Service{}, s.Services()...) // never nil: declared
+	}
 	return r
 }
 

@@ -1,8 +1,8 @@
 // Package guest is the plugin SDK. A plugin's main package implements
-// Plugin with ordinary Go methods (and, optionally, DeletionChecker and
-// Describer) and calls Run from init; this package provides the wasm
-// exports of the host ABI (hostabi/ABI.md), the memory handling and the
-// JSON encoding, and HTTP and Log through the host.
+// Plugin with ordinary Go methods (and, optionally, DeletionChecker,
+// Describer and ServiceUser) and calls Run from init; this package
+// provides the wasm exports of the host ABI (hostabi/ABI.md), the memory
+// handling and the JSON encoding, and HTTP and Log through the host.
 //
 //	type source struct{ ... }
 //
@@ -14,6 +14,14 @@
 //
 //	func init() { guest.Run(&source{}) }
 //	func main() {}
+//
+// A Go client library that takes an http.RoundTripper or an *http.Client
+// (govmomi, gophercloud, a generated REST client) runs in a plugin with
+// Transport: the URL's host names the granted service, the host adds the
+// credentials.
+//
+//	hc := &http.Client{Transport: guest.Transport{}}
+//	resp, err := hc.Get("http://baremetal/v1/nodes?limit=1000")
 //
 // Build with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. The
 // package also builds natively, so plugin code can be unit-tested without

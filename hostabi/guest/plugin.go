@@ -33,6 +33,16 @@ type Describer interface {
 	Describe() (name, version string)
 }
 
+// ServiceUser is an optional interface to declare the HTTP services the
+// plugin calls (hostabi.DescribeResponse.Services): the host refuses to
+// load the plugin while one is not granted, naming it. Services is called
+// by describe, which at load runs after Configure, so it may depend on the
+// configuration; return an empty list, not nil, for "none".
+type ServiceUser interface {
+	Services() []hostabi.Service
+}
+
+//lint:ignore U1000 read by the wasip1 exports (exports_wasip1.go), which a host build leaves out
 var plugin Plugin
 
 // Run registers p. Call it from main's init or main; the host calls the

@@ -10,7 +10,7 @@ import (
 	"github.com/rpengine/rpengine/hostabi/guest"
 )
 
-type plugin struct{ deletions bool }
+type plugin struct{}
 
 func (plugin) Configure(cfg []byte) (string, error) {
 	if string(cfg) == "bad" {
@@ -31,6 +31,13 @@ type checker struct{ plugin }
 func (checker) ConfirmDeleted(uuids []string) ([]string, []string, error) { return uuids[:1], nil, nil }
 func (checker) Describe() (string, string)                                { return "checker", "2.0" }
 
+type user struct {
+	plugin
+	services []hostabi.Service
+}
+
+func (u user) Services() []hostabi.Service { return u.services }
+
 func TestHandleEncodesAnswersAndErrorsInBand(t *testing.T) {
 	cases := []struct {
 		p               guest.Plugin
@@ -43,7 +50,10 @@ func TestHandleEncodesAnswersAndErrorsInBand(t *testing.T) {
 		{plugin{}, hostabi.ExportListNodes, `{`, `decode list_nodes request`},
 		{plugin{}, hostabi.ExportConfirmDeleted, `{"uuids":["a"]}`, `rpengine_confirm_deleted is not implemented`},
 		{checker{}, hostabi.ExportConfirmDeleted, `{"uuids":["a","b"]}`, `{"deleted":["a"],"present":[]}`},
-		{checker{}, hostabi.ExportDescribe, `{}`, `{"name":"checker","version":"2.0","operations":["rpengine_confirm_deleted"]}`},
+		{checker{}, hostabi.ExportDescribe, `{}`, `{"name":"checker","version":"2.0","operations":["rpengine_confirm_deleted"],"services":null}`},
+		{user{services: []hostabi.Service{{Name: "baremetal", Type: "baremetal"}, {Name: "world"}}}, hostabi.ExportDescribe, `{}`,
+			`"services":[{"name":"baremetal","type":"baremetal"},{"name":"world"}]}`},
+		{user{}, hostabi.ExportDescribe, `{}`, `"services":[]}`}, // declares none: not the same as null
 		{plugin{}, "rpengine_nothing", `{}`, `{"error":"unknown operation rpengine_nothing"}`},
 		{nil, hostabi.ExportListNodes, `{}`, `{"error":"plugin did not call guest.Run"}`},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -55,6 +56,8 @@ type Config struct {
 	RefreshBefore time.Duration
 	// Timeout bounds one request to Keystone.
 	Timeout time.Duration
+	// Logger, if set, is warned when RefreshBefore has to be clamped.
+	Logger *slog.Logger
 }
 
 // Session is an authenticated identity, or none for NoAuth. It is safe
@@ -65,6 +68,7 @@ type Session struct {
 	eo     gophercloud.EndpointOpts
 	tls    *tls.Config
 	who    string
+	logins logins
 }
 
 const (
@@ -92,10 +96,14 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	pc.ReauthBeforeTokenExpiration = orDefault(cfg.RefreshBefore, defaultRefreshBefore)
 	pc.UserAgent.Prepend("rpengine")
 	r.ao.AllowReauth = true // a 401 re-authenticates once, then retries
+	where := r.ao.IdentityEndpoint + " (" + r.who + ")"
 	if err := openstack.AuthenticateV3(ctx, pc, &r.ao, gophercloud.EndpointOpts{}); err != nil {
-		return nil, fmt.Errorf("keystone at %s (%s): %w", r.ao.IdentityEndpoint, r.who, scrub(err))
+		return nil, explain(where, err)
 	}
-	return &Session{method: r.method, pc: pc, eo: r.eo, tls: r.tls, who: r.who}, nil
+	pc.ReauthBeforeTokenExpiration = clampRefresh(pc.ReauthBeforeTokenExpiration, tokenLifetime(pc), cfg.Logger)
+	s := &Session{method: r.method, pc: pc, eo: r.eo, tls: r.tls, who: r.who}
+	s.logins.wrap(pc, where)
+	return s, nil
 }
 
 // Method is how this session authenticated (Env and Cloud resolve to the

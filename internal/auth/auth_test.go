@@ -212,7 +212,7 @@ func TestEnvironment(t *testing.T) {
 // plugin header and by Placement requests alike; a fresh one is kept.
 func TestTokenIsRefreshedBeforeExpiry(t *testing.T) {
 	ks := keystone(t)
-	ks.SetLifetimes(10*time.Minute, time.Hour) // the first token is already inside the window
+	ks.AgeNext(50 * time.Minute) // the first token (1 h) is already inside the window
 	cfg := passwordConfig(ks)
 	cfg.RefreshBefore = 15 * time.Minute
 	s := open(t, cfg)
@@ -238,7 +238,7 @@ func TestPlacementThroughTheCatalogSurvivesExpiryAndRevocation(t *testing.T) {
 	fake := placementfake.New()
 	t.Cleanup(fake.Close)
 	ks.Mount("placement", "placement", fake)
-	ks.SetLifetimes(10*time.Minute, time.Hour)
+	ks.AgeNext(50 * time.Minute)
 	cfg := passwordConfig(ks)
 	cfg.RefreshBefore = 15 * time.Minute
 	s := open(t, cfg)

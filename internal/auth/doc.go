@@ -6,7 +6,9 @@
 // local use (Placement with noauth2) free of Keystone.
 //
 // The token is refreshed before it expires (gophercloud's
-// ReauthBeforeTokenExpiration) and again on a 401 (AllowReauth).
+// ReauthBeforeTokenExpiration, clamped to half the token's lifetime when
+// configured at or above it) and again on a 401 (AllowReauth). Failed
+// logins are counted and named by cause (refused, unreachable, TLS...).
 //
 // It must never hand a token to plugin code (Header is for the host's
 // HTTP gate only), never log or return a password, secret or token in an

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 
@@ -224,14 +223,4 @@ func first(vs ...string) string {
 		}
 	}
 	return ""
-}
-
-// scrub turns gophercloud's errors into a sentence an operator can act on.
-// Their text names URLs and Keystone's message, never the request body.
-func scrub(err error) error {
-	var ue gophercloud.ErrUnexpectedResponseCode
-	if errors.As(err, &ue) && ue.Actual == http.StatusUnauthorized {
-		return errors.New("credentials refused (401): check the user, password or application credential and their domain")
-	}
-	return err
 }

@@ -16,12 +16,14 @@ type Source struct {
 	Nodes []hostabi.Node
 }
 
+// ListNodes returns a copy of the nodes.
 func (s *Source) ListNodes(context.Context, hostabi.ListNodesRequest) ([]hostabi.Node, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.Nodes), nil
 }
 
+// ListInstances returns none: the bench fleet has no instances.
 func (s *Source) ListInstances(context.Context) ([]hostabi.Instance, error) { return nil, nil }
 
 // Flip toggles maintenance on the first k nodes: k real changes.

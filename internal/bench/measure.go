@@ -30,7 +30,7 @@ func cpuNow() time.Duration {
 func Measure(ctx context.Context, e *engine.Engine) CycleCost {
 	cpu, start := cpuNow(), time.Now()
 	r := e.Cycle(ctx, false)
-	return CycleCost{Requests: r.PlacementRequests, CPU: cpuNow() - cpu, Wall: time.Since(start), Errors: r.Errors}
+	return CycleCost{Requests: r.PlacementRequests, CPU: cpuNow() - cpu, Wall: time.Since(start), Errors: r.ErrorMessages()}
 }
 
 // NewEngine builds an engine over src writing to the Placement at url.

@@ -12,6 +12,10 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // Config is the whole file. See README.md for every key.
@@ -25,8 +29,10 @@ type Config struct {
 	Server    Server    `toml:"server"`
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
+	Nova      Nova      `toml:"nova"`
 }
 
+// Engine is the [engine] table: identity, pacing and deletion rules.
 type Engine struct {
 	ID          string   `toml:"id"`
 	Interval    Duration `toml:"interval"`
@@ -38,16 +44,19 @@ type Engine struct {
 	StopTimeout Duration `toml:"stop_timeout"`
 }
 
+// Scope is the [scope] table: the shards and conductor groups managed.
 type Scope struct {
 	Shards          []string `toml:"shards"`
 	ConductorGroups []string `toml:"conductor_groups"`
 }
 
+// Provider is the [provider] table: what every provider also gets.
 type Provider struct {
 	MarkerTraits []string `toml:"marker_traits"`
 	Aggregates   []string `toml:"aggregates"`
 }
 
+// Placement is the [placement] table: where and how to reach Placement.
 type Placement struct {
 	Endpoint    string   `toml:"endpoint"`
 	Token       string   `toml:"token"`
@@ -58,6 +67,7 @@ type Placement struct {
 	NewNamesPerCycle int `toml:"new_names_per_cycle"`
 }
 
+// Plugin is the [plugin] table: the plugin file, its limits and grants.
 type Plugin struct {
 	Path        string   `toml:"path"`
 	Timeout     Duration `toml:"timeout"`
@@ -74,9 +84,15 @@ type Plugin struct {
 	MaxRecords     int `toml:"max_records"`
 	MaxFieldLength int `toml:"max_field_length"`
 	MaxTraits      int `toml:"max_traits"`
-	// Services grants the plugin HTTP access to these services, by name.
-	Services map[string]string `toml:"services"`
-	Config   map[string]any    `toml:"config"`
+	// Services grants the plugin HTTP access to these services, by name:
+	// their endpoints, filled from Grants (grants.go).
+	Services map[string]string `toml:"-"`
+	// Grants are [plugin.services] as written: endpoint and credential.
+	Grants map[string]Grant `toml:"services"`
+	Config map[string]any   `toml:"config"`
+	// ReloadOnChange reloads (as SIGHUP) when the plugin file's content
+	// changes; the same bytes rewritten do not count.
+	ReloadOnChange bool `toml:"reload_on_change"`
 }
 
 // Load reads and checks the file at path.
@@ -110,15 +126,24 @@ func Parse(text, dir string) (*Config, error) {
 		return nil, err
 	}
 	c.resolve(dir)
+	if err := c.grantsToServices(func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}); err != nil {
+		return nil, err
+	}
 	return c, c.check()
 }
 
 func defaults() *Config {
 	return &Config{
-		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: 4, MaxAttempts: 6,
-			DeleteGrace: Duration(5 * time.Minute), DeleteLimit: 0.1, StopTimeout: Duration(60 * time.Second)},
-		Placement: Placement{Timeout: Duration(30 * time.Second), Connections: 8},
-		Plugin:    Plugin{Timeout: Duration(60 * time.Second), MemoryLimit: 256 << 20},
+		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
+			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
+			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
+		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
+		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},
@@ -150,7 +175,9 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Plugin.Path = abs(c.Plugin.Path)
 	c.Plugin.CacheDir = abs(c.Plugin.CacheDir)
-	c.Engine.StateFile = abs(c.Engine.StateFile)
+	if c.Engine.StateFile != "none" {
+		c.Engine.StateFile = abs(c.Engine.StateFile)
+	}
 	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
 	c.Auth.CACert = abs(c.Auth.CACert)
 }
@@ -181,13 +208,17 @@ func (c *Config) check() error {
 	req(c.Plugin.MaxTraits >= 0, "plugin.max_traits", "must not be negative")
 	req(c.Placement.NewNamesPerCycle >= 0, "placement.new_names_per_cycle", "must not be negative")
 	if c.Plugin.Path != "" {
-		if _, err := os.Stat(c.Plugin.Path); err != nil {
+		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
+		} else if fi.IsDir() {
+			errs = append(errs, fmt.Errorf("plugin.path is a directory (%s); want the plugin's .wasm file", c.Plugin.Path))
 		}
 	}
 	errs = append(errs, c.checkAuth()...)
 	errs = append(errs, c.checkOps()...)
+	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
+	errs = append(errs, c.checkNova()...)
 	return errors.Join(errs...)
 }
 

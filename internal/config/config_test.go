@@ -55,18 +55,20 @@ func TestBadConfigNamesTheProblem(t *testing.T) {
 		{"bad duration", `interval = "30s"`, "key engine.interval: bad duration"},
 		{"bad size", `memory_limit = "128MiB"`, "bad size"},
 		{"missing plugin", `path = "fake.wasm"`, "plugin.path"},
+		{"plugin is a directory", `path = "fake.wasm"`, "plugin.path is a directory"},
 		{"wrong type", `id = "e1"`, "engine.id"},
 		{"bad number", `nodes = 5`, "plugin.config"},
 		{"syntax", `[engine]`, "line"},
 	}
 	repl := map[string]string{
-		"unknown key":    `tokn = "admin"`,
-		"bad duration":   `interval = "30 seconds"`,
-		"bad size":       `memory_limit = "lots"`,
-		"missing plugin": `path = "nope.wasm"`,
-		"wrong type":     `id = 7`,
-		"syntax":         `[engine`,
-		"bad number":     `nodes = 5x`,
+		"unknown key":           `tokn = "admin"`,
+		"bad duration":          `interval = "30 seconds"`,
+		"bad size":              `memory_limit = "lots"`,
+		"missing plugin":        `path = "nope.wasm"`,
+		"plugin is a directory": `path = "."`,
+		"wrong type":            `id = 7`,
+		"syntax":                `[engine`,
+		"bad number":            `nodes = 5x`,
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 // Duration is a Go duration string in TOML ("30s", "5m").
 type Duration time.Duration
 
+// UnmarshalText parses a Go duration string.
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
@@ -19,6 +20,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// D is the value as a time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 // Size is a byte count in TOML: a string with a unit ("256MiB", "1GiB",
@@ -30,6 +32,7 @@ var units = []struct {
 	mult   uint64
 }{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
 
+// UnmarshalText parses a size with or without a unit.
 func (s *Size) UnmarshalText(b []byte) error {
 	str := strings.TrimSpace(string(b))
 	for _, u := range units {

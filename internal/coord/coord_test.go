@@ -246,16 +246,54 @@ func TestStaticClaimsAreExclusive(t *testing.T) {
 }
 
 // A crashed engine restarted at once finds its old registration still
-// alive: it waits for that lease to expire, then registers.
+// alive: it waits for that lease to expire, then registers. etcd's history
+// of the member key shows it: the old registration ends (its lease
+// expired, not taken over) before the new one is written.
 func TestRestartAfterCrashWaitsForTheOldLease(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)
 	proxy := etcdtest.NewProxy(t, r.url)
 	r.member("phoenix", coord.Division{Partitions: 2}, proxy.URL())
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{r.url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	key := r.prefix + "members/phoenix"
+	before, err := cli.Get(ctx, key)
+	if err != nil || len(before.Kvs) != 1 {
+		t.Fatalf("first registration: %v %v", before, err)
+	}
+	oldLease := clientv3.LeaseID(before.Kvs[0].Lease)
 	proxy.Sever() // the old process can neither renew nor revoke: as dead
-	start := time.Now()
 	r.member("phoenix", coord.Division{Partitions: 2})
-	t.Logf("registered again %s after the crash", time.Since(start).Round(time.Millisecond))
+
+	if ttl, err := cli.TimeToLive(ctx, oldLease); err != nil || ttl.TTL != -1 {
+		t.Fatalf("the new registration returned while the old lease lived: %+v %v", ttl, err)
+	}
+	w := cli.Watch(ctx, key, clientv3.WithRev(before.Header.Revision+1))
+	var history []string
+	for len(history) < 2 {
+		resp, ok := <-w
+		if !ok || resp.Err() != nil {
+			t.Fatalf("history of %s: %v so far, watch ended: %v", key, history, resp.Err())
+		}
+		for _, ev := range resp.Events {
+			switch {
+			case ev.Type == clientv3.EventTypeDelete:
+				history = append(history, "expired")
+			case clientv3.LeaseID(ev.Kv.Lease) == oldLease:
+				history = append(history, "old lease rewritten")
+			default:
+				history = append(history, "registered")
+			}
+		}
+	}
+	if history[0] != "expired" || history[1] != "registered" {
+		t.Fatalf("history of %s after the crash: %v; want the old registration to expire first", key, history)
+	}
 }
 
 func TestIDsWithOneOwnerMarkerAreRefused(t *testing.T) {

@@ -98,7 +98,7 @@ func (c *Coordinator) waitRegistered(ctx context.Context) error {
 	deadline := time.NewTimer(c.cfg.RegisterWait)
 	defer deadline.Stop()
 	for {
-		l, err, changed := c.s.lease()
+		l, changed, err := c.s.lease()
 		if l != nil {
 			return nil
 		}
@@ -140,7 +140,7 @@ func (a Assignment) MayTakeOver(owner string) bool { return a.takeover[owner] }
 func (c *Coordinator) Sync(ctx context.Context) (Assignment, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l, err, _ := c.s.lease()
+	l, _, err := c.s.lease()
 	if l == nil {
 		return Assignment{}, fmt.Errorf("etcd: %w", err)
 	}

@@ -105,13 +105,13 @@ func (s *session) set(l *lease, err error) {
 
 // lease returns the live registration, or why there is none, and a
 // channel closed at the next change.
-func (s *session) lease() (*lease, error, <-chan struct{}) {
+func (s *session) lease() (*lease, <-chan struct{}, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.current == nil && s.err == nil {
-		return nil, errors.New("not registered in etcd yet"), s.changed
+		return nil, s.changed, errors.New("not registered in etcd yet")
 	}
-	return s.current, s.err, s.changed
+	return s.current, s.changed, s.err
 }
 
 func (s *session) register(ctx context.Context) (*lease, error) {

@@ -25,7 +25,7 @@ func (l Loader) OK(tb testing.TB, config any) *wasmhost.Plugin {
 }
 
 // Run runs test as two subtests: "native", where the plugin made by
-// newPlugin runs in the test process through wasmhost.Native, and "wasm",
+// newPlugin runs in the test process through Native, and "wasm",
 // where the package in dir is built for wasip1 and loaded by
 // wasmhost.Load with opts (CacheDir defaults to CacheDir()). In both,
 // guest.HTTP reaches opts.Services through the host's gate.
@@ -37,11 +37,11 @@ func Run(t *testing.T, dir string, newPlugin func() guest.Plugin, opts wasmhost.
 	t.Run("wasm", func(t *testing.T) { test(t, WasmLoader(Build(t, dir), opts)) })
 }
 
-// NativeLoader loads a fresh plugin from newPlugin with wasmhost.Native.
+// NativeLoader loads a fresh plugin from newPlugin with Native.
 func NativeLoader(newPlugin func() guest.Plugin, opts wasmhost.Options) Loader {
 	return func(tb testing.TB, config any) (*wasmhost.Plugin, error) {
 		tb.Helper()
-		p, err := wasmhost.Native(context.Background(), newPlugin(), marshal(tb, config), opts)
+		p, err := Native(context.Background(), newPlugin(), marshal(tb, config), opts)
 		if p != nil {
 			tb.Cleanup(func() { p.Close(context.Background()) })
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,55 @@ func TestStatusPageInChromiumE2E(t *testing.T) {
 		abs, _ := filepath.Abs(shot)
 		if err := headless(ctx, bin, t.TempDir(), "--screenshot="+abs, "--window-size=1100,900", srv.URL+"/").Run(); err != nil {
 			t.Errorf("screenshot: %v", err)
+		}
+	}
+}
+
+// dumpDOM loads url in Chromium and returns the DOM it built.
+func dumpDOM(t *testing.T, ctx context.Context, bin, url string) string {
+	t.Helper()
+	out, err := headless(ctx, bin, t.TempDir(), "--dump-dom", url).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom %s: %v", url, err)
+	}
+	return string(out)
+}
+
+// The node table's filters and the node detail, as a browser shows them:
+// each filter is the URL the page's form submits (method GET).
+func TestNodeFiltersInChromiumE2E(t *testing.T) {
+	bin := chromium(t)
+	r := nodesRun(t)
+	srv := httptest.NewServer(r.ops.Handler())
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	page := dumpDOM(t, ctx, bin, srv.URL+"/")
+	if !strings.Contains(page, `<form class="filters" id="filters" method="get" action="/">`) || len(rowsOf(page)) != 8 {
+		t.Fatalf("no filter form or not 8 rows:\n%s", page)
+	}
+	for _, i := range []int{0, 2, 4, 5, 8} { // each filter once; every case runs in TestNodeTableFilters
+		c := filterCases[i]
+		html := dumpDOM(t, ctx, bin, srv.URL+"/?"+c.query)
+		if got := strings.Join(rowsOf(html), ","); got != c.want {
+			t.Errorf("?%s: rows %q, want %q", c.query, got, c.want)
+		}
+	}
+	detail := dumpDOM(t, ctx, bin, srv.URL+"/node/"+nodeUUID(3))
+	for _, s := range []string{`<strong id="state" class="bad">maintenance</strong>`, `data-reserved="1"`, `data-op="set_inventories"`} {
+		if !strings.Contains(detail, s) {
+			t.Errorf("node detail lacks %q:\n%s", s, detail)
+		}
+	}
+	// Pictures for a human: RPENGINE_SCREENSHOT_DIR=dir keeps three.
+	if dir := os.Getenv("RPENGINE_SCREENSHOT_DIR"); dir != "" {
+		for name, path := range map[string]string{"status.png": "/", "filtered.png": "/?state=quarantined",
+			"node.png": "/node/" + nodeUUID(3)} {
+			abs, _ := filepath.Abs(filepath.Join(dir, name))
+			if err := headless(ctx, bin, t.TempDir(), "--screenshot="+abs, "--window-size=1200,1400", srv.URL+path).Run(); err != nil {
+				t.Errorf("screenshot %s: %v", name, err)
+			}
 		}
 	}
 }

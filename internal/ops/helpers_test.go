@@ -74,7 +74,6 @@ type clock struct {
 }
 
 func (c *clock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) set(t time.Time)         { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // rig drives a real engine over the fake Placement, recording into Ops
@@ -86,9 +85,31 @@ type rig struct {
 	clock *clock
 	ops   *ops.Ops
 	eng   *engine.Engine
+	extra struct {
+		sync.Mutex
+		obs engine.Observer // tests' own observer, if any
+	}
+}
+
+// watch passes the engine's events to obs too.
+func (r *rig) watch(obs engine.Observer) { r.extra.Lock(); r.extra.obs = obs; r.extra.Unlock() }
+
+func (r *rig) Observe(e engine.Event) {
+	r.extra.Lock()
+	obs := r.extra.obs
+	r.extra.Unlock()
+	if obs != nil {
+		obs.Observe(e)
+	}
 }
 
 func newRig(t *testing.T, nodes int) *rig {
+	t.Helper()
+	return newRigLogging(t, nodes, slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// newRigLogging is newRig with the engine's log handler given.
+func newRigLogging(t *testing.T, nodes int, h slog.Handler) *rig {
 	t.Helper()
 	fake := placementfake.New()
 	t.Cleanup(fake.Close)
@@ -102,11 +123,13 @@ func newRig(t *testing.T, nodes int) *rig {
 		t.Fatal(err)
 	}
 	src := &source{nodes: fleet(nodes), gone: map[string]bool{}}
-	log := slog.New(o.Tap(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	log := slog.New(h)
+	rg := &rig{}
 	eng := engine.New(ops.TimedSource(src, o.Metrics), pc,
 		engine.Policy{OwnerTrait: engine.OwnerTrait("test"), MarkerTraits: []string{"COMPUTE_NODE"}},
-		engine.Options{Concurrency: 2, MaxAttempts: 6, DeleteLimit: 0.5, Progress: o.Progress(log, time.Hour)}, nil, log)
-	return &rig{t: t, fake: fake, src: src, clock: c, ops: o, eng: eng}
+		engine.Options{Concurrency: 2, MaxAttempts: 6, DeleteLimit: 0.5, Progress: o.Progress(log, time.Hour), Observer: engine.Observers{o, rg}}, nil, log)
+	rg.t, rg.fake, rg.src, rg.clock, rg.ops, rg.eng = t, fake, src, c, o, eng
+	return rg
 }
 
 // cycle runs one cycle a minute after the last, as the daemon would.

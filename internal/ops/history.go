@@ -1,9 +1,6 @@
 package ops
 
 import (
-	"context"
-	"log/slog"
-	"regexp"
 	"sync"
 	"time"
 
@@ -21,12 +18,14 @@ const (
 
 // Classify says how a cycle went. Partial counts as success for health:
 // one bad node (quarantined, or owned by someone else) must not make the
-// whole daemon look down.
+// whole daemon look down. But a cycle in which most provider syncs failed
+// (Placement died under it) is a failure, not a partial success.
 func Classify(r engine.Report) Outcome {
+	synced := r.Created + r.Updated + r.Unchanged + r.Deleted
 	switch {
 	case len(r.Errors) == 0:
 		return OK
-	case r.Created+r.Updated+r.Unchanged+r.Deleted > 0:
+	case synced > 0 && r.Failed <= synced:
 		return Partial
 	}
 	return Failed
@@ -51,6 +50,7 @@ type DriftRow struct {
 	Op     string
 	Before string
 	After  string
+	Kind   string // of an error (engine.ErrorKind)
 	Error  string
 }
 
@@ -58,7 +58,7 @@ type DriftRow struct {
 // provider, and the page must stay small.
 const maxDrift = 500
 
-// drift collects the rows of the cycle in progress from the engine's logs.
+// drift collects the rows of the cycle in progress from the engine's events.
 type drift struct {
 	mu    sync.Mutex
 	rows  []DriftRow
@@ -82,64 +82,37 @@ func (d *drift) take() ([]DriftRow, int) {
 	return rows, total
 }
 
-// The engine's log lines this tap reads (engine/sync.go, deletion.go).
-const (
-	msgWritten = "provider written"
-	msgDeleted = "provider deleted: node proven gone"
-)
-
-// tap is a slog.Handler that notes provider writes for the status page
-// and passes every record on. It sees Info even when the handler behind
-// it is set to Warn, so the page does not depend on the log level.
-type tap struct {
-	next  slog.Handler
-	drift *drift
-}
-
-func (t tap) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelInfo || t.next.Enabled(ctx, l)
-}
-
-func (t tap) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == msgWritten || r.Message == msgDeleted {
-		row := DriftRow{Op: "delete_provider"}
-		r.Attrs(func(a slog.Attr) bool {
-			switch a.Key {
-			case "node":
-				row.Node = a.Value.String()
-			case "op":
-				row.Op = a.Value.String()
-			case "generation_before":
-				row.Before = a.Value.String()
-			case "generation_after":
-				row.After = a.Value.String()
-			}
-			return true
-		})
-		t.drift.add(row)
+// Observe is engine.Observer: the outcomes, listings and writes of the
+// cycle under way become the node table and its drift rows. Plans are
+// ignored.
+func (o *Ops) Observe(ev engine.Event) {
+	switch ev := ev.(type) {
+	case engine.CycleStarted:
+		if !ev.Dry {
+			o.nodes.started()
+		}
+		return
+	case engine.ProviderOutcome:
+		if ev.Dry {
+			return
+		}
 	}
-	if !t.next.Enabled(ctx, r.Level) {
-		return nil
+	o.nodes.observe(ev, o.now())
+	switch ev := ev.(type) {
+	case engine.ProviderWritten:
+		o.drift.add(DriftRow{Node: ev.Node, Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
+	case engine.ProviderOutcome:
+		if !ev.Dry && ev.Outcome.Kind == engine.KindDeleted {
+			o.drift.add(DriftRow{Node: ev.Outcome.Node, Op: string(engine.OpDelete)})
+		}
 	}
-	return t.next.Handle(ctx, r)
 }
 
-func (t tap) WithAttrs(as []slog.Attr) slog.Handler {
-	return tap{next: t.next.WithAttrs(as), drift: t.drift}
-}
-
-func (t tap) WithGroup(name string) slog.Handler {
-	return tap{next: t.next.WithGroup(name), drift: t.drift}
-}
-
-var uuidRE = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
-
-// errorRows turns a cycle's errors into drift rows, naming the node where
-// the message does.
-func errorRows(errs []string) []DriftRow {
+// errorRows turns a cycle's errors into drift rows.
+func errorRows(errs []engine.Error) []DriftRow {
 	out := make([]DriftRow, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, DriftRow{Node: uuidRE.FindString(e), Op: "error", Error: e})
+		out = append(out, DriftRow{Node: e.Node, Op: "error", Kind: string(e.Kind), Error: e.Message})
 	}
 	return out
 }

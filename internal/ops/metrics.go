@@ -31,6 +31,10 @@ type Metrics struct {
 	placementSecs *prometheus.HistogramVec // method, outcome
 	pluginSecs    *prometheus.HistogramVec // call, outcome
 	reloads       *prometheus.CounterVec   // result
+	foreign       prometheus.Counter       // rewrites of our values by another writer
+	holds         prometheus.Gauge         // beside nova: hold allocations in place
+	more          moreMetrics              // metrics_more.go
+	auth          authMetrics
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -72,10 +76,16 @@ func NewMetrics() *Metrics {
 		[]string{"call", "outcome"})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_config_reloads_total",
 		Help: "SIGHUP reloads by result."}, []string{"result"})
+	m.foreign = prometheus.NewCounter(prometheus.CounterOpts{Name: "rpengine_foreign_rewrites_total",
+		Help: "Providers whose values another writer (e.g. nova-compute) changed and the engine wrote back: a fight."})
+	m.holds = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpengine_nova_holds",
+		Help: "Beside nova-compute: hold allocations keeping nodes the engine reserves off the scheduler."})
 	for _, c := range []prometheus.Collector{m.cycleSeconds, m.cycles, m.lastCycle, m.lastSuccess, m.nodes, m.instances,
-		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads} {
+		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads, m.foreign, m.holds} {
 		f(c)
 	}
+	m.registerMore()
+	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.
@@ -111,10 +121,15 @@ func (m *Metrics) cycle(r engine.Report, o Outcome, end time.Time) {
 	m.changed.WithLabelValues("updated").Add(float64(r.Updated))
 	m.changed.WithLabelValues("deleted").Add(float64(r.Deleted))
 	m.conflicts.Add(float64(r.Conflicts))
+	m.foreign.Add(float64(r.ForeignRewrites))
+	if r.Nova != nil {
+		m.holds.Set(float64(r.Nova.Held))
+	}
 	m.cycleErrors.Set(float64(len(r.Errors)))
 	if o == Failed && r.Nodes == 0 {
 		return // the listing failed: keep the last known node counts
 	}
+	m.outcomes(r.Outcomes)
 	m.quarantined.Set(float64(r.Quarantined))
 	m.instances.Set(float64(r.Instances))
 	for _, s := range NodeStates {

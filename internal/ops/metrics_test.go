@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/placementfake"
 )
 
@@ -117,12 +118,14 @@ func TestMetricsOverAScriptedRun(t *testing.T) {
 	want(`rpengine_last_cycle_timestamp_seconds`, 1300)
 	want(`rpengine_cycle_errors`, 1)
 
-	// 6. Placement fails the listing: a server error, and a failed cycle.
+	// 6. Placement fails the listing, every retry too: server errors, and
+	// a failed cycle.
 	r.src.set(func(s *source) { s.failNodes = nil })
-	r.fake.Inject(placementfake.Fault{Method: "GET", Path: "/resource_providers", Status: 503, Times: 1})
+	down := r.fake.Inject(placementfake.Fault{Method: "GET", Path: "/resource_providers", Status: 503})
 	r.cycle()
+	down.Remove()
 	want(`rpengine_cycles_total{outcome="failed"}`, 2)
-	want(`rpengine_placement_request_duration_seconds_count{method="GET",outcome="server_error"}`, 1)
+	want(`rpengine_placement_request_duration_seconds_count{method="GET",outcome="server_error"}`, placement.DefaultAttempts)
 	want(`rpengine_cycle_duration_seconds_count`, 6)
 
 	// Health: three intervals without success make the daemon unhealthy.

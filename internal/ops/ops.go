@@ -14,6 +14,7 @@ import (
 type Info struct {
 	EngineID       string
 	Plugin         string
+	PluginVersion  string
 	Placement      string
 	Auth           string
 	Interval       time.Duration
@@ -29,6 +30,7 @@ type Ops struct {
 	now     func() time.Time
 	health  health
 	drift   drift
+	nodes   nodeTable
 
 	mu       sync.Mutex
 	info     Info
@@ -78,15 +80,11 @@ func (o *Ops) Reloaded(err error) {
 	}
 }
 
-// Tap wraps the engine's log handler so that provider writes reach the
-// status page.
-func (o *Ops) Tap(h slog.Handler) slog.Handler { return tap{next: h, drift: &o.drift} }
-
 // CycleStarted marks a cycle under way.
 func (o *Ops) CycleStarted() {
 	at := o.now()
 	o.health.cycleStarted(at)
-	o.drift.take() // rows logged between cycles (none expected) are not this cycle's
+	o.drift.take() // rows seen between cycles (none expected) are not this cycle's
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.running, o.done, o.total = true, 0, 0
@@ -120,10 +118,11 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	out := Classify(r)
 	o.Metrics.cycle(r, out, end)
 	o.health.cycleDone(out, end)
+	o.nodes.finished()
 	rows, total := o.drift.take()
 	rows = append(rows, errorRows(r.Errors)...)
 	total += len(r.Errors)
-	r.Writes = nil
+	r.Writes, r.Outcomes = nil, nil // the page keeps its own node table
 	c := Cycle{Start: start, End: end, Outcome: out, Report: r, Drift: rows, DriftTotal: total}
 
 	o.mu.Lock()
@@ -139,8 +138,10 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	return out
 }
 
-// Ready and Healthy answer /readyz and /healthz.
-func (o *Ops) Ready() (bool, string)   { return o.health.ready() }
+// Ready answers /readyz.
+func (o *Ops) Ready() (bool, string) { return o.health.ready() }
+
+// Healthy answers /healthz.
 func (o *Ops) Healthy() (bool, string) { return o.health.healthy(o.now()) }
 
 // Status is a consistent copy of what the page shows.

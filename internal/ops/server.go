@@ -17,6 +17,7 @@ func (o *Ops) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", probe(o.Healthy))
 	mux.HandleFunc("GET /readyz", probe(o.Ready))
 	mux.HandleFunc("GET /{$}", o.ServeStatus)
+	mux.HandleFunc("GET /node/{uuid}", o.ServeNode)
 	return mux
 }
 

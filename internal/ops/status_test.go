@@ -37,7 +37,7 @@ var (
 	reState   = regexp.MustCompile(`<tr data-state="([a-z_]+)"><td>[a-z_]+</td><td class="n">(\d+)</td></tr>`)
 	reDrift   = regexp.MustCompile(`<tr data-node="([0-9a-f-]*)" data-op="([a-z_]+)">`)
 	reCycle   = regexp.MustCompile(`<tr class="cycle" data-outcome="(\w+)" data-ms="(\d+)" data-errors="(\d+)">`)
-	reBar     = regexp.MustCompile(`<rect class="bar (\w+)" data-ms="(\d+)"`)
+	reBar     = regexp.MustCompile(`<g class="bar (\w+)" data-ms="(\d+)"`)
 	reEngine  = regexp.MustCompile(`<h1>rpengine — engine <code>(\w+)</code></h1>`)
 	reNoDrift = regexp.MustCompile(`id="drift-none"`)
 )

@@ -18,6 +18,7 @@ type Fault struct {
 	Path   string // path.Match pattern on the URL path, e.g. "/resource_providers/*/inventories"; "" matches any
 	Every  int    // fire on every Every-th matching request; 0 and 1 mean every one
 	Times  int    // stop after firing this many times; 0 means no limit
+	After  int    // let this many matching requests pass first (a crash after them)
 
 	Delay    time.Duration // wait before answering (stops early if the client gives up)
 	Drop     bool          // close the connection without an answer
@@ -98,6 +99,9 @@ func (fs *faultSet) match(r *http.Request) firing {
 			continue
 		}
 		in.seen++
+		if in.seen <= f.After {
+			continue
+		}
 		if (f.Every > 1 && in.seen%f.Every != 0) || (f.Times > 0 && in.fired >= f.Times) {
 			continue
 		}

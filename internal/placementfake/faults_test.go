@@ -1,10 +1,13 @@
 package placementfake_test
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rpengine/rpengine/internal/placementfake"
@@ -94,20 +97,41 @@ func TestFaultDrop(t *testing.T) {
 	}
 }
 
+// The delay is exact on the bubble's clock, touches only the matching
+// path, and ends early when the client gives up.
 func TestFaultDelay(t *testing.T) {
 	s := placementfake.New()
 	defer s.Close()
 	s.Inject(placementfake.Fault{Path: "/traits", Delay: 150 * time.Millisecond})
-	start := time.Now()
-	do(t, s, "GET", "/traits", nil)
-	if d := time.Since(start); d < 150*time.Millisecond {
-		t.Errorf("delayed request took %v", d)
-	}
-	start = time.Now()
-	do(t, s, "GET", "/resource_providers", nil)
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("undelayed request took %v", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		for _, c := range []struct {
+			path    string
+			giveUp  time.Duration // 0: the client waits
+			took    time.Duration
+			answers bool
+		}{
+			{"/traits", 0, 150 * time.Millisecond, true},
+			{"/resource_providers", 0, 0, true},
+			{"/traits", 40 * time.Millisecond, 40 * time.Millisecond, false},
+		} {
+			ctx, cancel := context.WithCancel(t.Context())
+			if c.giveUp > 0 {
+				time.AfterFunc(c.giveUp, cancel)
+			}
+			req := httptest.NewRequestWithContext(ctx, "GET", c.path, nil)
+			req.Header.Set("X-Auth-Token", "admin")
+			rec := httptest.NewRecorder()
+			start := time.Now()
+			s.ServeHTTP(rec, req)
+			cancel()
+			if took := time.Since(start); took != c.took {
+				t.Errorf("GET %s (client gives up after %s) took %s; want %s", c.path, c.giveUp, took, c.took)
+			}
+			if c.answers && rec.Code != http.StatusOK {
+				t.Errorf("GET %s: %d", c.path, rec.Code)
+			}
+		}
+	})
 }
 
 func TestFaultVanish(t *testing.T) {

@@ -61,6 +61,7 @@ type call struct {
 	args  []string // path parameters: provider uuid, class, trait, consumer
 }
 
+// ServeHTTP answers one Placement API request, faults first.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -29,6 +29,7 @@ func RunContract(t *testing.T, baseURL string) {
 		{"traits", contractTraits},
 		{"aggregates", contractAggregates},
 		{"allocations", contractAllocations},
+		{"holds beside nova", contractHolds},
 		{"delete provider", contractDelete},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, c) })

@@ -97,7 +97,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 	fake.ResetRequests()
 	rep := eng.Cycle(context.Background(), false)
 
-	if c.wantErr != "" && !slices.ContainsFunc(rep.Errors, func(e string) bool { return strings.Contains(e, c.wantErr) }) {
+	if c.wantErr != "" && !slices.ContainsFunc(rep.ErrorMessages(), func(e string) bool { return strings.Contains(e, c.wantErr) }) {
 		t.Errorf("errors %q, want one containing %q", rep.Errors, c.wantErr)
 	}
 	if c.wantErr == "" && len(rep.Errors) > 0 {

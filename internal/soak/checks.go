@@ -28,6 +28,7 @@ const (
 	invQuietClean       = "quiet cycles report no errors"
 	invStateSaves       = "the state cache can be saved after every cycle"
 	invOrder            = "nodes listed before instances; every instance landed by then is seen"
+	invNoLeftovers      = "no stray trait or unmarked provider, crashes (kill -9) included"
 )
 
 // check runs every invariant on one finished cycle. Request-log checks
@@ -46,7 +47,7 @@ func (r *Runner) check(c int, rep engine.Report, panicked any) {
 	ps := r.providers()
 	r.forgetVanished(vanishedNow, ps)
 	r.checkState(c, ps, log)
-	if r.quietRun > 0 && disturbed(rep.Errors) {
+	if r.quietRun > 0 && disturbed(rep.ErrorMessages()) {
 		// The machine, not a fault, made a request overrun its time
 		// limit (a loaded CI host): the quiet phase starts over, so
 		// convergence is still demanded, two cycles later.
@@ -64,7 +65,7 @@ func (r *Runner) check(c int, rep engine.Report, panicked any) {
 // client or plugin call), which in a quiet cycle only load can cause.
 func disturbed(errs []string) bool {
 	return slices.ContainsFunc(errs, func(e string) bool {
-		return strings.Contains(e, "Client.Timeout") || strings.Contains(e, "exceeded the time limit")
+		return strings.Contains(e, "Client.Timeout") || strings.Contains(e, "context deadline exceeded") || strings.Contains(e, "exceeded the time limit")
 	})
 }
 

@@ -163,14 +163,15 @@ func (r *Runner) afterCycle(crashed, struck bool) error {
 		if err := os.Remove(r.statePath); err != nil && !os.IsNotExist(err) {
 			return err
 		}
-		fallthrough
-	default:
-		// What the crashed process added since its last save is no
-		// longer known to be its own.
+		// With the file, the ownership record is gone: what the engine
+		// added is no longer known to be its own, and a creation cut short
+		// cannot be told from someone else's provider. Only this fault
+		// excuses leftovers; a crash that keeps the file must leave none.
 		for _, n := range r.w.nodes {
 			for t := range n.traitsEver {
 				add(r.tolerated, n.UUID, t)
 			}
+			r.recordLost[n.UUID] = true
 		}
 	}
 	kind := r.restarted

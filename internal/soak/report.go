@@ -89,9 +89,9 @@ func (rep *Report) Markdown(w io.Writer) {
 	if rep.StoppedEarly != "" {
 		fmt.Fprintf(w, "| stopped early | %s |\n", rep.StoppedEarly)
 	}
-	fmt.Fprintf(w, "| orphan providers (no marker, never deleted) | %d |\n", len(rep.Orphans))
+	fmt.Fprintf(w, "| orphan providers (no marker, never deleted) after the state file was deleted | %d |\n", len(rep.Orphans))
 	fmt.Fprintf(w, "| quiet cycles disturbed by machine load (restarted, not failed) | %d |\n", rep.Disturbed)
-	fmt.Fprintf(w, "| former node traits left after a crash | %d |\n", rep.StaleTraits)
+	fmt.Fprintf(w, "| former node traits left after the state file was deleted | %d |\n", rep.StaleTraits)
 	fmt.Fprintf(w, "| deletes on proofs straddling an unseen re-enrollment | %d |\n\n", len(rep.UnseenReenrollDeletes))
 	table(w, "Faults injected, by kind", "fault", rep.Faults, rep.Fired)
 	table(w, "Engine restarts that struck", "restart", rep.Restarts, nil)

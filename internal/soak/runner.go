@@ -137,10 +137,12 @@ type Runner struct {
 	restarted                 string // the restart that struck this cycle
 
 	foreignTraits, foreignAggs map[string]map[string]bool
-	// tolerated: former node traits a crashed engine may have added
-	// without a durable record; README: "without a record the engine only
-	// adds", so they may stay. Counted in the report, never hidden.
-	tolerated        map[string]map[string]bool
+	// tolerated: former node traits the engine may have added before its
+	// state file was deleted (crash_lose_state); README: "without a record
+	// the engine only adds", so they may stay. Counted, never hidden.
+	tolerated map[string]map[string]bool
+	// recordLost: nodes that existed when the state file was deleted.
+	recordLost       map[string]bool
 	leaks            map[string]winstance
 	foreignProviders map[string]bool
 	quietRun         int // index of this cycle in its quiet phase; 0 in chaos
@@ -167,7 +169,7 @@ func New(cfg Config) (*Runner, error) {
 		w:             newWorld(cfg.Seed, cfg.Nodes),
 		rep:           newReport(cfg),
 		foreignTraits: map[string]map[string]bool{}, foreignAggs: map[string]map[string]bool{},
-		tolerated: map[string]map[string]bool{}, leaks: map[string]winstance{},
+		tolerated: map[string]map[string]bool{}, leaks: map[string]winstance{}, recordLost: map[string]bool{},
 		foreignProviders: map[string]bool{}, stale: map[string]bool{},
 		phases: rand.New(rand.NewPCG(cfg.Seed^phaseSalt, 0)),
 		proofs: map[string][]int{}, lastListed: map[string]int{},

@@ -119,7 +119,7 @@ func (r *Runner) checkConverged(c int, ps map[string]placementfake.ProviderState
 				r.stale[u+" "+t] = true
 				continue
 			}
-			r.pass(invConverged, false, c, u, "extra trait "+t, log)
+			r.pass(invNoLeftovers, false, c, u, "extra trait "+t, log)
 		}
 		for _, a := range r.pol.Aggregates {
 			r.pass(invConverged, slices.Contains(p.Aggregates, a), c, u, "missing aggregate "+a, log)
@@ -143,10 +143,12 @@ func (r *Runner) checkReaped(c int, ps map[string]placementfake.ProviderState, l
 		switch {
 		case !exists:
 			r.pass(invReaped, true, c, n.UUID, "", nil)
-		case !slices.Contains(p.Traits, r.pol.OwnerTrait):
-			// Created by a crashed engine before its marker landed: it
+		case !slices.Contains(p.Traits, r.pol.OwnerTrait) && r.recordLost[n.UUID]:
+			// Created before a crash that also deleted the state file: it
 			// cannot be proven ours, so it is never deleted.
 			r.rep.Orphans[n.UUID] = true
+		case !slices.Contains(p.Traits, r.pol.OwnerTrait):
+			r.pass(invNoLeftovers, false, c, n.UUID, "unmarked provider left by a crash that kept the state file", log)
 		case len(nonZero(p.Usages)) > 0:
 			for rc, inv := range p.Inventories {
 				r.pass(invReaped, inv.Reserved == inv.Total, c, n.UUID, fmt.Sprintf("deleted node's %s not fully reserved: %+v", rc, inv), log)

@@ -191,8 +191,3 @@ const (
 
 var hostileKinds = []string{hostileEmptyClass, hostileContradictory, hostileDuplicate,
 	hostileBadUUID, hostileUpperUUID, hostileBadTraits}
-
-// quarantining says whether the engine must leave the node unwritten.
-func quarantining(kind string) bool {
-	return kind != "" && kind != hostileUpperUUID && kind != hostileBadTraits
-}

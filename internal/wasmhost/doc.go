@@ -10,8 +10,9 @@
 // the next call gets a fresh one, so a failed call poisons nothing and
 // returns nothing. By default the plugin runs in a plugin host process
 // (this same binary, see childmain.go) that is killed when a call overruns;
-// RATIONALE.md has the measurements. Reloader swaps a plugin for a new
-// build between calls, keeping the old one if the new one fails.
+// RATIONALE.md has the measurements. Reloading a plugin is the daemon's
+// (internal/ops/daemon): it loads the new one beside the old and swaps
+// them between cycles.
 //
 // Answers are decoded as they stream out of the plugin, within Limits and
 // a budget of decoded memory (answer.go, guard.go); what the plugin prints

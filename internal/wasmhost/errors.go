@@ -20,6 +20,7 @@ type Error struct {
 	Output string
 }
 
+// Error names the plugin, the operation and what went wrong.
 func (e *Error) Error() string {
 	return fmt.Sprintf("plugin %s: %s: %s", e.Plugin, e.Op, e.Msg)
 }

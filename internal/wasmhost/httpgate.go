@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
@@ -20,29 +21,37 @@ import (
 // maxHTTPRequest bounds the request frame a guest may hand the host.
 const maxHTTPRequest = 16 << 20
 
-// credentialHeaders are never taken from the guest: the host alone sets
-// credentials, through Options.AuthHeader.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Auth-Token", "X-Service-Token"}
-
 // gate performs the HTTP requests of one plugin. It is the only door out
 // of the sandbox: it resolves service names to granted endpoints, adds the
 // credentials, follows no redirect, caps the body it reads and honours the
 // caller's deadline. It runs in the engine process, never in the child.
 type gate struct {
 	services map[string]*url.URL
-	auth     func(service string) (name, value string)
+	creds    map[string]Credential
 	client   *http.Client
 	maxBody  int64
+	log      *slog.Logger
 }
 
 func newGate(o Options) (*gate, error) {
-	g := &gate{services: map[string]*url.URL{}, auth: o.AuthHeader, maxBody: o.MaxHTTPResponse}
+	g := &gate{services: map[string]*url.URL{}, creds: map[string]Credential{}, maxBody: o.MaxHTTPResponse, log: o.Logger}
 	for name, endpoint := range o.Services {
 		u, err := url.Parse(endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("service %q: endpoint %q is not an http(s) URL", name, endpoint)
 		}
 		g.services[name] = u
+		switch c, ok := o.Credentials[name]; {
+		case ok && c != nil:
+			g.creds[name] = c
+		case !ok && o.AuthHeader != nil:
+			g.creds[name] = headerCredential{name, o.AuthHeader}
+		}
+	}
+	for name := range o.Credentials {
+		if _, ok := g.services[name]; !ok {
+			return nil, fmt.Errorf("credential for service %q, which is not granted", name)
+		}
 	}
 	c := *o.HTTPClient
 	// A redirect could carry the token to another host; the plugin gets
@@ -77,9 +86,37 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 	if err != nil {
 		return none, nil, err
 	}
+	cred := g.creds[h.Service]
+	req, resp, got, err := g.send(ctx, h, target, body, cred)
+	if err != nil {
+		return none, nil, err
+	}
+	// One retry after a renewal: a token revoked or a session expired
+	// costs the plugin nothing; a credential the service keeps refusing
+	// reaches the plugin as the service's answer.
+	if cred != nil && cred.Rejected(resp.StatusCode, resp.Header, got) {
+		if rerr := cred.Renew(ctx, req); rerr != nil {
+			g.log.Warn("renewing the credential failed; the plugin gets the refusal", "service", h.Service, "err", rerr)
+		} else if _, resp, got, err = g.send(ctx, h, target, body, cred); err != nil {
+			return none, nil, err
+		}
+	}
+	out := hostabi.HTTPResponseHead{Status: resp.StatusCode, Header: make(map[string]string, len(resp.Header))}
+	for _, k := range sessionHeaders {
+		resp.Header.Del(k)
+	}
+	for k, vs := range resp.Header {
+		out.Header[k] = strings.Join(vs, ", ")
+	}
+	return out, got, nil
+}
+
+// send makes one attempt: the plugin's headers less any credential, the
+// host's credential, the body read under the cap.
+func (g *gate) send(ctx context.Context, h hostabi.HTTPRequestHead, target string, body []byte, cred Credential) (*http.Request, *http.Response, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, h.Method, target, bytes.NewReader(body))
 	if err != nil {
-		return none, nil, fmt.Errorf("bad request: %w", err)
+		return nil, nil, nil, fmt.Errorf("bad request: %w", err)
 	}
 	for k, v := range h.Header {
 		req.Header.Set(k, v)
@@ -87,28 +124,24 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 	for _, k := range credentialHeaders {
 		req.Header.Del(k)
 	}
-	if g.auth != nil {
-		if name, value := g.auth(h.Service); name != "" {
-			req.Header.Set(name, value)
+	if cred != nil {
+		if err := cred.Apply(ctx, req); err != nil {
+			return nil, nil, nil, fmt.Errorf("the host could not authenticate to %s: %w", h.Service, g.describe(ctx, err))
 		}
 	}
 	resp, err := g.client.Do(req)
 	if err != nil {
-		return none, nil, g.describe(ctx, err)
+		return nil, nil, nil, g.describe(ctx, err)
 	}
 	defer resp.Body.Close()
 	got, err := io.ReadAll(io.LimitReader(resp.Body, g.maxBody+1))
 	if err != nil {
-		return none, nil, fmt.Errorf("read response body: %w", g.describe(ctx, err))
+		return nil, nil, nil, fmt.Errorf("read response body: %w", g.describe(ctx, err))
 	}
 	if int64(len(got)) > g.maxBody {
-		return none, nil, fmt.Errorf("response body exceeds the %d-byte cap (max_http_response)", g.maxBody)
+		return nil, nil, nil, fmt.Errorf("response body exceeds the %d-byte cap (max_http_response)", g.maxBody)
 	}
-	out := hostabi.HTTPResponseHead{Status: resp.StatusCode, Header: make(map[string]string, len(resp.Header))}
-	for k, vs := range resp.Header {
-		out.Header[k] = strings.Join(vs, ", ")
-	}
-	return out, got, nil
+	return req, resp, got, nil
 }
 
 // resolve maps a service name and a relative path to a URL under the

@@ -3,42 +3,49 @@ package wasmhost
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/hostabi/guest"
 )
 
-// Native wraps p, run in this process through the SDK's own dispatch
-// (guest.Handle), in a *Plugin: the engine-side code, its checks and its
-// errors are those of a loaded plugin, and guest.HTTP goes through the
-// same gate as in the sandbox (Services, AuthHeader, caps). It exists for
-// tests and benchmarks: there is no sandbox and no limit at all.
-//
-// # Notes
-//
-//   - guest.HTTP is process-global in native builds: the last Native
-//     plugin made serves it.
-func Native(ctx context.Context, p guest.Plugin, config []byte, opts Options) (*Plugin, error) {
+// NativeGuest is a plugin compiled into this process: the host reaches it
+// through plain functions, so this package never imports the SDK (the
+// SDK's own module depends on nothing of the engine's, and the host
+// depends only on the ABI records). internal/guesttest wires the SDK's
+// dispatch into one.
+type NativeGuest struct {
+	// Label names the plugin in errors and logs.
+	Label string
+	// Handle answers one export call, as the wasm export would.
+	Handle func(export string, in []byte) []byte
+	// Bind hands the guest its host functions: http takes a request frame
+	// (hostabi.AppendFrame of an HTTPRequestHead and body) and returns the
+	// response frame; log takes a level and a message.
+	Bind func(http func(frame []byte) []byte, log func(level int32, msg string))
+}
+
+// Native wraps g, run in this process, in a *Plugin: the engine-side code,
+// its checks and its errors are those of a loaded plugin, and the guest's
+// HTTP goes through the same gate as in the sandbox (Services,
+// AuthHeader, caps). It exists for tests and benchmarks: there is no
+// sandbox and no limit at all.
+func Native(ctx context.Context, g NativeGuest, config []byte, opts Options) (*Plugin, error) {
 	opts = opts.withDefaults()
-	g, err := newGate(opts)
+	gt, err := newGate(opts)
 	if err != nil {
 		return nil, err
 	}
-	label := fmt.Sprintf("%T (native)", p)
-	svc := newEngineServices(g, opts.Logger, label)
-	guest.SetHTTPForTest(func(req guest.HTTPRequest) (guest.HTTPResponse, error) {
-		return nativeHTTP(ctx, g, req)
-	})
-	guest.SetLogForTest(func(level int32, msg string) { svc.logAt(ctx, int(level), msg) })
+	svc := newEngineServices(gt, opts.Logger, g.Label)
+	if g.Bind != nil {
+		g.Bind(func(frame []byte) []byte { return gt.do(ctx, frame) },
+			func(level int32, msg string) { svc.logAt(ctx, int(level), msg) })
+	}
 	if config == nil {
 		config = []byte("{}")
 	}
-	np, err := openWith(ctx, label, opts, &nativeRunner{p: p, config: config}, svc)
+	np, err := openWith(ctx, g.Label, opts, &nativeRunner{handle: g.Handle, config: config}, svc)
 	if np != nil {
 		np.info.Isolation = "native"
 	}
@@ -46,7 +53,7 @@ func Native(ctx context.Context, p guest.Plugin, config []byte, opts Options) (*
 }
 
 type nativeRunner struct {
-	p      guest.Plugin
+	handle func(export string, in []byte) []byte
 	config []byte
 }
 
@@ -86,23 +93,5 @@ func (r *nativeRunner) call(_ context.Context, export string, in []byte, answer 
 			err = &Error{Kind: KindTrap, Msg: fmt.Sprintf("panicked: %v", v), Output: string(debug.Stack())}
 		}
 	}()
-	out := guest.Handle(r.p, export, in)
-	return answer(bytes.NewReader(out))
-}
-
-// nativeHTTP runs a guest request through the gate, frames and all.
-func nativeHTTP(ctx context.Context, g *gate, req guest.HTTPRequest) (guest.HTTPResponse, error) {
-	head, _ := json.Marshal(hostabi.HTTPRequestHead{Service: req.Service, Method: req.Method, Path: req.Path, Header: req.Header})
-	rawHead, body, err := hostabi.SplitFrame(g.do(ctx, hostabi.AppendFrame(nil, head, req.Body)))
-	if err != nil {
-		return guest.HTTPResponse{}, err
-	}
-	var h hostabi.HTTPResponseHead
-	if err := json.Unmarshal(rawHead, &h); err != nil {
-		return guest.HTTPResponse{}, err
-	}
-	if h.Error != "" {
-		return guest.HTTPResponse{}, fmt.Errorf("%s", strings.TrimSpace(h.Error))
-	}
-	return guest.HTTPResponse{Status: h.Status, Header: h.Header, Body: body}, nil
+	return answer(bytes.NewReader(r.handle(export, in)))
 }

@@ -26,9 +26,15 @@ type Options struct {
 	// Services maps the service names a plugin may call over HTTP (e.g.
 	// "baremetal", "compute") to their endpoints; any other is refused.
 	Services map[string]string
+	// Credentials authenticate the plugin's requests, per granted service
+	// (a Keystone token, a vCenter session; see Credential). The gate
+	// renews one and retries once when the service rejects it. A service
+	// mapped to nil gets no credential even with AuthHeader set.
+	Credentials map[string]Credential
 	// AuthHeader, if set, gives the header that authenticates a request to
-	// a service (e.g. "X-Auth-Token" and a Keystone token). It is called
-	// for every request, in the engine process: the plugin never sees it.
+	// a service without an entry in Credentials, never renewed. It is
+	// called for every request, in the engine process: the plugin never
+	// sees it.
 	AuthHeader func(service string) (name, value string)
 	// HTTPClient performs the plugin's requests (default: a client with
 	// keep-alives and no overall timeout; the call's deadline bounds it).
@@ -80,6 +86,7 @@ const (
 	inProcessUnlimited
 )
 
+// String names the isolation as logs and benchmarks print it.
 func (i Isolation) String() string {
 	switch i {
 	case ChildProcess:
@@ -92,6 +99,7 @@ func (i Isolation) String() string {
 	return "unknown"
 }
 
+// The limits an Options field left zero gets.
 const (
 	DefaultMemoryLimit     = 256 << 20
 	DefaultCallTimeout     = 60 * time.Second

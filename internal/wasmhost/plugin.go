@@ -42,6 +42,9 @@ type Info struct {
 	// Imports lists the host functions it uses ("rpengine.http_request").
 	Imports   []string `json:"imports"`
 	Isolation string   `json:"isolation"`
+	// Services are the HTTP services the plugin declares it calls; nil
+	// when it declares none at all (an older plugin).
+	Services []hostabi.Service `json:"services"`
 }
 
 // runner is where the sandbox runs: in this process, or in a plugin host
@@ -68,7 +71,15 @@ func Load(ctx context.Context, path string, config []byte, opts Options) (*Plugi
 	if config == nil {
 		config = []byte("{}")
 	}
-	return open(ctx, path, config, true, opts)
+	p, err := open(ctx, path, config, true, opts)
+	if err != nil {
+		return nil, err
+	}
+	if msg := ungranted(p.info.Services, opts.Services); msg != "" {
+		p.Close(ctx)
+		return nil, &Error{Plugin: p.info.Name, Op: "load", Kind: KindRefused, Msg: msg}
+	}
+	return p, nil
 }
 
 // Inspect loads the plugin at path without configuring it and returns
@@ -129,7 +140,7 @@ func openWith(ctx context.Context, path string, opts Options, r runner, svc *eng
 	}
 	mod := r.info()
 	p.info = Info{ABIVersion: hostabi.Version, Name: d.Name, Version: d.Version, Imports: append([]string{}, mod.Imports...),
-		Operations: []string{}, Isolation: opts.Isolation.String()}
+		Operations: []string{}, Isolation: opts.Isolation.String(), Services: d.Services}
 	for _, op := range mod.Optional {
 		if slices.Contains(d.Operations, op) {
 			p.info.Operations = append(p.info.Operations, op)

@@ -24,6 +24,15 @@ var version = "1"
 // Describe names the plugin before it is configured.
 func (f *fake) Describe() (name, ver string) { return "fake", version }
 
+// Services declares the world service when the configuration names one;
+// otherwise the fake calls none.
+func (f *fake) Services() []hostabi.Service {
+	if f.cfg.World == "" {
+		return []hostabi.Service{}
+	}
+	return []hostabi.Service{{Name: f.cfg.World}}
+}
+
 func (f *fake) Configure(raw []byte) (string, error) {
 	c, err := parseConfig(raw)
 	if err != nil {

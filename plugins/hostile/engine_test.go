@@ -96,7 +96,7 @@ func TestHostilePluginsNeverReachPlacement(t *testing.T) {
 			src.set(c.load.OK(t, c.cfg))
 			fake.ResetRequests()
 			r := eng.Cycle(context.Background(), false)
-			if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], c.want) || !strings.Contains(r.Errors[0], "no writes this cycle") {
+			if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, c.want) || !strings.Contains(r.Errors[0].Message, "no writes this cycle") {
 				t.Fatalf("cycle errors %q, want one saying %q and no writes", r.Errors, c.want)
 			}
 			for _, req := range fake.Requests() {
@@ -131,9 +131,9 @@ func TestHostilePluginsNeverReachPlacement(t *testing.T) {
 	}
 }
 
-func errorsContain(errs []string, s string) bool {
+func errorsContain(errs []engine.Error, s string) bool {
 	for _, e := range errs {
-		if strings.Contains(e, s) {
+		if strings.Contains(e.Message, s) {
 			return true
 		}
 	}

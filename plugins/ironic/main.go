@@ -8,8 +8,23 @@ import (
 	"github.com/rpengine/rpengine/plugins/ironic/ironic"
 )
 
-// plugin adapts ironic.Client to guest.Plugin and guest.DeletionChecker.
-type plugin struct{ c *ironic.Client }
+// plugin adapts ironic.Client to guest.Plugin, guest.DeletionChecker,
+// guest.Describer and guest.ServiceUser.
+type plugin struct {
+	c   *ironic.Client
+	cfg ironic.Config
+}
+
+// version is the plugin's version, reported by describe (engine plugin
+// inspect, validate, the status page); a build may set it with
+// -ldflags "-X main.version=...".
+var version = "1.1.0"
+
+func (p *plugin) Describe() (name, ver string) { return "ironic", version }
+
+// Services declares baremetal, and compute once configured with a
+// compute_host.
+func (p *plugin) Services() []hostabi.Service { return p.cfg.Services() }
 
 func (p *plugin) Configure(raw []byte) (string, error) {
 	cfg, err := ironic.ParseConfig(raw)
@@ -17,7 +32,7 @@ func (p *plugin) Configure(raw []byte) (string, error) {
 		return "", err
 	}
 	debug.SetGCPercent(ironic.GuestGCPercent)
-	p.c = ironic.New(cfg, guest.HTTP, ironic.WithLog(logLine))
+	p.c, p.cfg = ironic.New(cfg, guest.HTTP, ironic.WithLog(logLine)), cfg
 	return "ironic", nil
 }
 

@@ -36,6 +36,8 @@ type Server struct {
 	issued    []Issue
 	catalog   []entry
 	rejected  int // service requests refused for a bad token
+	ageNext   time.Duration
+	refuse    bool // every login refused, as after a password change
 }
 
 // Issue records one token issued.
@@ -68,10 +70,14 @@ func New() *Server {
 	return s
 }
 
-// URL is the server's root; AuthURL the v3 identity endpoint.
-func (s *Server) URL() string     { return s.srv.URL }
+// URL is the server's root.
+func (s *Server) URL() string { return s.srv.URL }
+
+// AuthURL is the v3 identity endpoint.
 func (s *Server) AuthURL() string { return s.srv.URL + "/v3" }
-func (s *Server) Close()          { s.srv.Close() }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
 
 // SetLifetimes sets how long the next tokens live, one per issue from
 // now on; the last repeats.
@@ -79,6 +85,22 @@ func (s *Server) SetLifetimes(ds ...time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lifetimes, s.lifeFrom = ds, len(s.issued)
+}
+
+// AgeNext makes the next token issued as if age ago (issued_at and
+// expires_at move back, the lifetime stays): a token close to expiry
+// without a token lifetime shorter than the refresh margin.
+func (s *Server) AgeNext(age time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ageNext = age
+}
+
+// RefuseLogins makes every login fail with 401 (on) or works again (off).
+func (s *Server) RefuseLogins(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse = on
 }
 
 // AddService lists url in the catalog under serviceType, on the public
@@ -197,6 +219,9 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request) {
 		a := id.AppCred
 		ok = a.Secret == AppSecret && (a.ID == AppCredID || a.Name == AppCredName && a.User.Name == User)
 	}
+	s.mu.Lock()
+	ok = ok && !s.refuse
+	s.mu.Unlock()
 	if !ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -206,7 +231,9 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request) {
 	token := newToken()
 	s.mu.Lock()
 	life := s.lifetimes[min(len(s.issued)-s.lifeFrom, len(s.lifetimes)-1)]
-	exp := time.Now().Add(life).UTC()
+	issuedAt := time.Now().Add(-s.ageNext).UTC()
+	s.ageNext = 0
+	exp := issuedAt.Add(life)
 	s.tokens[token] = exp
 	s.issued = append(s.issued, Issue{Method: method, Token: token, ExpiresAt: exp})
 	catalog := append([]entry(nil), s.catalog...)
@@ -215,7 +242,7 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request) {
 	body := map[string]any{"token": map[string]any{
 		"methods":    id.Methods,
 		"expires_at": exp.Format("2006-01-02T15:04:05.000000Z"),
-		"issued_at":  time.Now().UTC().Format("2006-01-02T15:04:05.000000Z"),
+		"issued_at":  issuedAt.Format("2006-01-02T15:04:05.000000Z"),
 		"user":       map[string]any{"id": "u-1", "name": User, "domain": map[string]string{"id": "default", "name": UserDomain}},
 		"project":    map[string]any{"id": "p-1", "name": Project, "domain": map[string]string{"id": "default", "name": "Default"}},
 		"roles":      []map[string]string{{"id": "r-1", "name": "admin"}},

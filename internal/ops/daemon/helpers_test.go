@@ -81,7 +81,6 @@ type rig struct {
 	conf        conf
 	loads       int
 	worlds      []*world
-	reports     []engine.Report
 	cycled      chan engine.Report
 	progress    func(done, total int)
 	concurrency int
@@ -135,9 +134,10 @@ func (r *rig) load(ctx context.Context, stop <-chan struct{}, prev daemon.World)
 		return nil, err
 	}
 	pol := engine.Policy{OwnerTrait: engine.OwnerTrait("test"), MarkerTraits: c.markers}
-	opts := engine.Options{Concurrency: r.concurrency, MaxAttempts: 6, DeleteLimit: 0.5, Stop: stop, Progress: progress}
+	opts := engine.Options{Concurrency: r.concurrency, MaxAttempts: 6, DeleteLimit: 0.5, Stop: stop, Progress: progress,
+		Observer: r.ops}
 	src := ops.StoppableSource(ops.TimedSource(r.src, r.ops.Metrics), stop)
-	log := slog.New(r.ops.Tap(slog.NewTextHandler(r.logs, nil)))
+	log := slog.New(slog.NewTextHandler(r.logs, nil))
 	w := &world{eng: engine.New(src, pc, pol, opts, state, log), state: state, markers: c.markers,
 		settings: daemon.Settings{Interval: c.interval, StopTimeout: c.stopTimeout,
 			Info: ops.Info{EngineID: "test", Interval: c.interval, UnhealthyAfter: 3, History: 50}}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
@@ -85,7 +86,7 @@ func (l *Loop) Run(ctx context.Context) error {
 				r.finished(res, w)
 			}
 		}
-		end := l.finish(w, rep, start)
+		end := l.finish(w, rep, start, ctx.Err() != nil)
 		if ctx.Err() != nil {
 			l.Log.Info("stopped after the cycle in flight; state saved")
 			return nil
@@ -143,9 +144,20 @@ func (l *Loop) cycle(ctx context.Context, w World) engine.Report {
 }
 
 // finish saves the cache and records the cycle; it returns the end time.
-func (l *Loop) finish(w World, r engine.Report, start time.Time) time.Time {
+// A cycle the stop cut before any write is not counted: a SIGTERM during
+// a quiet cycle is not a failure.
+func (l *Loop) finish(w World, r engine.Report, start time.Time, stopped bool) time.Time {
 	if err := w.Save(); err != nil {
 		l.Log.Warn("state cache not saved", "err", err)
+	}
+	if stopped && cutBeforeAnyWrite(r) {
+		l.Ops.CycleStopped()
+		l.Log.Info("cycle ended by the stop before any write; not counted", "errors", r.Errors,
+			"duration_ms", r.DurationMS)
+		if l.Cycled != nil {
+			l.Cycled(r)
+		}
+		return time.Now()
 	}
 	outcome := l.Ops.CycleDone(r, start)
 	l.Log.Info("cycle", "outcome", outcome, "nodes", r.Nodes, "instances", r.Instances,
@@ -153,12 +165,27 @@ func (l *Loop) finish(w World, r engine.Report, start time.Time) time.Time {
 		"quarantined", r.Quarantined, "conflicts", r.Conflicts, "errors", len(r.Errors),
 		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
 	for _, e := range r.Errors {
-		l.Log.Error("cycle error", "err", e)
+		l.Log.Error("cycle error", "err", e.Message, "kind", e.Kind, "node", e.Node)
 	}
 	if l.Cycled != nil {
 		l.Cycled(r)
 	}
 	return time.Now()
+}
+
+// cutBeforeAnyWrite says whether a cycle that saw the stop changed
+// nothing and failed only because of it: its listing was cancelled, or
+// the providers left were deferred.
+func cutBeforeAnyWrite(r engine.Report) bool {
+	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 {
+		return false
+	}
+	for _, e := range r.Errors {
+		if e.Kind != engine.ErrDeferred && !strings.Contains(e.Message, context.Canceled.Error()) {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Loop) wait(w World) time.Duration {

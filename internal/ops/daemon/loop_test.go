@@ -35,7 +35,7 @@ func TestStopMidCycleLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if !slices.ContainsFunc(rep.Errors, func(e string) bool { return strings.HasPrefix(e, "stopping: ") }) {
+	if !slices.ContainsFunc(rep.ErrorMessages(), func(e string) bool { return strings.HasPrefix(e, "stopping: ") }) {
 		t.Fatalf("report does not say what it skipped: %v", rep.Errors)
 	}
 	written := r.fake.ProviderUUIDs()
@@ -82,7 +82,7 @@ func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := r.next()
-	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "list nodes: context canceled; no writes") {
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "list nodes: context canceled; no writes") {
 		t.Fatalf("errors %v", rep.Errors)
 	}
 	if n := len(r.fake.ProviderUUIDs()); n != 0 {
@@ -100,9 +100,7 @@ func TestStopTimeoutCutsWritesStillInFlight(t *testing.T) {
 	r.conf.stopTimeout = 20 * time.Millisecond
 	r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/inventories", Delay: time.Hour})
 	stop := r.start(nil)
-	for len(r.fake.Find("PUT", "/resource_providers/*/inventories")) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	r.waitFor(func() bool { return len(r.fake.Find("PUT", "/resource_providers/*/inventories")) > 0 })
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -231,4 +229,56 @@ func (r *rig) waitFor(ok func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// SIGTERM during a quiet cycle (the listing in flight, nothing to write)
+// logged an ERROR and counted a failed cycle: it is neither.
+func TestStopDuringAQuietCycleIsNoFailure(t *testing.T) {
+	r := newRig(t, 5)
+	r.src.gate, r.src.entered = make(chan struct{}), make(chan int)
+	stop := r.start(nil)
+	for range 2 { // the cold start, then one quiet cycle
+		<-r.src.entered
+		r.src.gate <- struct{}{} // lets this one listing through
+		if rep := r.next(); len(rep.Errors) > 0 {
+			t.Fatalf("cycle: %v", rep.Errors)
+		}
+	}
+	<-r.src.entered // the third listing hangs: SIGTERM now
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if rep := r.next(); len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "context canceled") || rep.Unchanged != 0 {
+		t.Fatalf("stopped cycle: %+v", rep)
+	}
+	if strings.Contains(r.logs.String(), "level=ERROR") {
+		t.Fatalf("a stop during a quiet cycle logged an error:\n%s", r.logs.String())
+	}
+	if got := counter(t, r, `rpengine_cycles_total{outcome="failed"}`); got != 0 {
+		t.Fatalf("%v failed cycles counted", got)
+	}
+	if got := counter(t, r, `rpengine_cycles_total{outcome="ok"}`); got != 2 {
+		t.Fatalf("%v ok cycles counted, want 2", got)
+	}
+}
+
+func counter(t *testing.T, r *rig, series string) float64 {
+	t.Helper()
+	mfs, err := r.ops.Metrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			name := mf.GetName()
+			for _, l := range m.GetLabel() {
+				name += "{" + l.GetName() + "=\"" + l.GetValue() + "\"}"
+			}
+			if name == series {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("series %s not found", series)
+	return 0
 }

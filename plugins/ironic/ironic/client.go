@@ -97,6 +97,7 @@ type APIError struct {
 	Message      string
 }
 
+// Error names the request and Ironic's answer.
 func (e *APIError) Error() string {
 	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.Path, e.Status, e.Message)
 }

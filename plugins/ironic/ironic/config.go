@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/rpengine/rpengine/hostabi"
 )
 
 // Config is [plugin.config] of the Ironic plugin. The endpoints are not
@@ -44,4 +46,15 @@ func ParseConfig(raw []byte) (Config, error) {
 		return c, fmt.Errorf("ironic plugin config: max_restarts = %d, want 0..100", c.MaxRestarts)
 	}
 	return c, nil
+}
+
+// Services are the HTTP services the plugin calls with this configuration
+// (declared in describe; the host refuses to load it while one is not
+// granted): baremetal always, compute when ComputeHost is set.
+func (c Config) Services() []hostabi.Service {
+	s := []hostabi.Service{{Name: serviceBaremetal, Type: "baremetal"}}
+	if c.ComputeHost != "" {
+		s = append(s, hostabi.Service{Name: serviceCompute, Type: "compute"})
+	}
+	return s
 }

@@ -118,9 +118,16 @@ type Nodes struct {
 	Link string
 }
 
-func (p Nodes) Len() int          { return len(p.List) }
-func (p Nodes) Next() string      { return p.Link }
+// Len is the number of nodes on the page.
+func (p Nodes) Len() int { return len(p.List) }
+
+// Next is the link to the next page, "" on the last.
+func (p Nodes) Next() string { return p.Link }
+
+// UUID is the uuid of the i-th node.
 func (p Nodes) UUID(i int) string { return p.List[i].UUID }
+
+// Fill copies the nodes into dst, refusing one without a uuid.
 func (p Nodes) Fill(dst []hostabi.Node) error {
 	for i, n := range p.List {
 		if n.UUID == "" {

@@ -68,6 +68,7 @@ func (s *Server) Nodes() []Node {
 	return slices.Clone(s.nodes)
 }
 
+// ServeHTTP answers one Ironic API request and records it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.URL.RequestURI())

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// Exit statuses scripts can rely on (README, "Exit status").
+const (
+	exitOK     = 0 // done; for once: Placement matches
+	exitFailed = 1 // the cycle reported errors, or a service or the plugin failed
+	exitUsage  = 2 // the command line or the config file is wrong
+)
+
+// args are the values of a verb's flags; each verb registers only its own.
+type args struct {
+	config    string
+	json      bool
+	logFormat string
+	node      string
+	rest      []string // what follows the flags (plugin's subcommand)
+}
+
+// verb is one subcommand: its flags, its help and what it runs.
+type verb struct {
+	name     string
+	synopsis string // after "engine NAME"
+	summary  string
+	example  string
+	flags    []string // of config, json, log-format, node
+	raw      bool     // parses its own arguments (plugin)
+	run      func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error
+}
+
+var verbs = []verb{
+	{name: "once", synopsis: "--config FILE [--json]", summary: "run one cycle; exit 0 when Placement matches",
+		example: "engine once --config /etc/rpengine/config.toml --json | jq .outcomes",
+		flags:   []string{"config", "json", "log-format"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdOnce(ctx, a.config, a.json, false, out, log)
+		}},
+	{name: "run", synopsis: "--config FILE", summary: "run a cycle every [engine] interval until SIGTERM (the daemon)",
+		example: "engine run --config /etc/rpengine/config.toml --log-format json",
+		flags:   []string{"config", "log-format"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdRun(ctx, a.config, log)
+		}},
+	{name: "plan", synopsis: "--config FILE [--json] [--node UUID|NAME]", summary: "print what a cycle would change, node by node; write nothing",
+		example: "engine plan --config /etc/rpengine/config.toml --node rack1-n07",
+		flags:   []string{"config", "json", "node", "log-format"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdPlan(ctx, a.config, a.json, a.node, out, log)
+		}},
+	{name: "validate", synopsis: "--config FILE", summary: "check the config, the identity, Placement and the plugin; stop at the first problem and name it",
+		example: "engine validate --config /etc/rpengine/config.toml",
+		flags:   []string{"config", "log-format"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdValidate(ctx, a.config, out, log)
+		}},
+	{name: "show", synopsis: "--config FILE [--json] [--node UUID]", summary: "list this engine's providers as Placement has them",
+		example: "engine show --config /etc/rpengine/config.toml --node 0a2c6d8e-1f3b-4c5d-8e9f-0a1b2c3d4e5f",
+		flags:   []string{"config", "json", "node"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdShow(ctx, a.config, a.json, a.node, out, log)
+		}},
+	{name: "status", synopsis: "--config FILE [--json]", summary: "show the engines sharing the fleet through etcd ([coord])",
+		example: "engine status --config /etc/rpengine/config.toml",
+		flags:   []string{"config", "json"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdStatus(ctx, a.config, a.json, out)
+		}},
+	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm", summary: "print a plugin's ABI version, name, version and capabilities, or run the conformance suite against it (exit 1 on a FAIL)",
+		example: "engine plugin inspect --json /usr/lib/rpengine/ironic.wasm",
+		raw:     true,
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdPlugin(ctx, a.rest, false, out, log)
+		}},
+	{name: "help", synopsis: "[VERB]", summary: "print this help, or a verb's", example: "engine help plan", raw: true},
+	{name: "version", synopsis: "", summary: "print the version, commit, Go, wazero and plugin ABI versions (also --version)",
+		example: "engine --version", raw: true},
+}
+
+func findVerb(name string) (verb, bool) {
+	for _, v := range verbs {
+		if v.name == name {
+			return v, true
+		}
+	}
+	return verb{}, false
+}
+
+// flagSet registers v's flags only.
+func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("engine "+v.name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	for _, f := range v.flags {
+		switch f {
+		case "config":
+			fs.StringVar(&a.config, "config", "", "the config file (TOML); required")
+		case "json":
+			fs.BoolVar(&a.json, "json", false, "print JSON (schema: docs/REPORT.md)")
+		case "log-format":
+			fs.StringVar(&a.logFormat, "log-format", "text", "log format on stderr: text or json")
+		case "node":
+			fs.StringVar(&a.node, "node", "", "only this node: its uuid or, in plan, its name")
+		}
+	}
+	fs.Usage = func() { v.help(w, fs) }
+	return fs
+}
+
+// help prints a verb's usage, its flags and an example.
+func (v verb) help(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: engine %s %s\n\n%s.\n", v.name, v.synopsis, capitalise(v.summary))
+	if fs != nil && len(v.flags) > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+	fmt.Fprintf(w, "\nexample:\n  %s\n", v.example)
+}
+
+func capitalise(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// usage is the overview `engine help` prints.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: engine VERB [flags]\n\nKeeps OpenStack Placement's resource providers matching what an inventory plugin reports.\n\nverbs:")
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-9s %s\n", v.name, v.summary)
+	}
+	fmt.Fprintln(w, `
+"engine help VERB" or "engine VERB --help" shows a verb's flags and an example.
+
+exit status: 0 done (once: Placement matches); 1 the cycle reported errors, or a
+service or the plugin failed; 2 the command line or the config file is wrong.`)
+}
+
+// dispatch parses the command line and runs the verb; it returns the
+// exit status.
+func dispatch(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	if len(argv) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	name, rest := argv[0], argv[1:]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	case "-version", "--version":
+		name = "version"
+	}
+	v, ok := findVerb(name)
+	if !ok {
+		fmt.Fprintf(stderr, "engine: unknown verb %q\n\n", name)
+		usage(stderr)
+		return exitUsage
+	}
+	switch v.name {
+	case "help":
+		return help(rest, stdout, stderr)
+	case "version":
+		printVersion(stdout)
+		return exitOK
+	}
+	var a args
+	if v.raw {
+		if asksHelp(rest[:min(len(rest), 1)]) || len(rest) > 1 && asksHelp(rest[1:2]) {
+			v.help(stdout, nil)
+			return exitOK
+		}
+		a.rest = rest
+	} else {
+		if asksHelp(rest) {
+			v.help(stdout, v.flagSet(&args{}, stdout))
+			return exitOK
+		}
+		fs := v.flagSet(&a, stderr)
+		if err := fs.Parse(rest); err != nil {
+			return exitUsage // the flag package said why, and printed the verb's help
+		}
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "engine %s: unexpected argument %q\n", v.name, fs.Arg(0))
+			return exitUsage
+		}
+	}
+	return exitStatus(v.name, v.run(ctx, a, stdout, newLogger(stderr, a.logFormat)), stderr)
+}
+
+// asksHelp says whether the flags ask for help: then the help goes to
+// stdout and the exit status is 0, as with "engine help VERB".
+func asksHelp(argv []string) bool {
+	for _, a := range argv {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
+}
+
+func help(rest []string, stdout, stderr io.Writer) int {
+	if len(rest) == 0 {
+		usage(stdout)
+		return exitOK
+	}
+	v, ok := findVerb(rest[0])
+	if !ok {
+		fmt.Fprintf(stderr, "engine help: unknown verb %q\n", rest[0])
+		return exitUsage
+	}
+	if v.raw {
+		v.help(stdout, nil)
+	} else {
+		v.help(stdout, v.flagSet(&args{}, stdout))
+	}
+	return exitOK
+}
+
+// exitStatus reports err and maps it to the exit status.
+func exitStatus(verb string, err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errCycleFailed):
+		return exitFailed // the report said why
+	case errors.Is(err, errUsage), errors.Is(err, errConfig):
+		fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
+	return exitFailed
+}

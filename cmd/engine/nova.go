@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/config"
+)
+
+// The beside-nova verbs join the list before "plugin" (cli.go).
+func init() {
+	i := slices.IndexFunc(verbs, func(v verb) bool { return v.name == "plugin" })
+	verbs = slices.Insert(verbs, i,
+		verb{name: "nova-config", synopsis: "--config FILE",
+			summary: "print the nova.conf settings and the provider-config YAML to run beside nova-compute (docs/NOVA.md)",
+			example: "engine nova-config --config /etc/rpengine/config.toml",
+			flags:   []string{"config", "log-format"},
+			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+				return cmdNovaConfig(ctx, a.config, out, log)
+			}},
+		verb{name: "nova-standdown", synopsis: "--config FILE",
+			summary: "release this engine's holds, to hand the providers back to nova-compute alone (stop the engine first)",
+			example: "engine nova-standdown --config /etc/rpengine/config.toml",
+			flags:   []string{"config"},
+			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+				return cmdNovaStandDown(ctx, a.config, out, log)
+			}})
+}
+
+// beside is the engine's beside-nova setting from cfg (docs/NOVA.md).
+func beside(cfg *config.Config) engine.Beside {
+	project, user := cfg.HoldIDs()
+	return engine.Beside{Enabled: cfg.Nova.Beside, SkipReserveInUse: cfg.Nova.SkipReserveInUse,
+		HoldProject: project, HoldUser: user}
+}
+
+// novaSignature is a trait nova-compute's Ironic driver puts on every
+// provider it writes (IronicDriver.capabilities supports_attach_interface,
+// mapped by nova/virt/driver.py CAPABILITY_TRAITS_MAP and added by
+// ResourceTracker._get_traits); this engine never writes it.
+const novaSignature = "COMPUTE_NET_ATTACH_INTERFACE"
+
+// cmdNovaConfig prints the nova.conf settings and the provider-config YAML
+// that let nova-compute and this engine share providers without a fight.
+// With a scope ([scope] or [coord]), nova's $COMPUTE_NODE rule would mark
+// nodes the engine does not manage, so the nodes in scope are listed
+// through the plugin and named one by one.
+func cmdNovaConfig(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	var nodes []string
+	if scoped(cfg) {
+		if nodes, err = nodesInScope(ctx, cfg, log); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(out, novaConfigText(cfg, nodes))
+	return nil
+}
+
+func scoped(cfg *config.Config) bool {
+	return len(cfg.Scope.Shards) > 0 || len(cfg.Scope.ConductorGroups) > 0 ||
+		cfg.Coord.Partitions > 0 || len(cfg.Coord.Shards) > 0
+}
+
+func nodesInScope(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]string, error) {
+	c, err := openCloud(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	plugin, err := loadPlugin(ctx, cfg, c, log)
+	if err != nil {
+		return nil, err
+	}
+	defer plugin.Close(ctx)
+	scope := policy(cfg).Scope
+	if len(cfg.Coord.Shards) > 0 {
+		scope.Shards = cfg.Coord.Shards
+	}
+	ns, err := plugin.ListNodes(ctx, scope.Request())
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	var out []string
+	for _, n := range ns {
+		if scope.Contains(n) {
+			out = append(out, strings.ToLower(n.UUID))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// providerTraits are the traits nova must add from its provider config:
+// the owner marker and the custom marker traits (nova takes custom traits
+// only; COMPUTE_NODE it adds by itself).
+func providerTraits(cfg *config.Config) []string {
+	ts := []string{engine.OwnerTrait(cfg.Engine.ID)}
+	for _, t := range cfg.Provider.MarkerTraits {
+		if strings.HasPrefix(t, "CUSTOM_") {
+			ts = append(ts, t)
+		}
+	}
+	slices.Sort(ts)
+	return slices.Compact(ts)
+}
+
+// novaConfigText is the whole printout; nodes nil means every node of the
+// nova-compute ($COMPUTE_NODE).
+func novaConfigText(cfg *config.Config, nodes []string) string {
+	var b strings.Builder
+	dir := cfg.Nova.ProviderConfig
+	if dir == "" {
+		dir = "/etc/nova/provider_config"
+	}
+	file := strings.TrimRight(dir, "/") + "/rpengine-" + strings.ToLower(cfg.Engine.ID) + ".yaml"
+	fmt.Fprintf(&b, "# nova.conf of every nova-compute (Ironic driver) serving these nodes; restart it after.\n")
+	fmt.Fprintf(&b, "[compute]\nprovider_config_location = %s\n", dir)
+	fmt.Fprintf(&b, "\n[workarounds]\n# must equal [nova] skip_reserve_in_use_ironic_nodes in the engine's config\n")
+	fmt.Fprintf(&b, "skip_reserve_in_use_ironic_nodes = %v\n", cfg.Nova.SkipReserveInUse)
+	if len(cfg.Scope.ConductorGroups) == 1 {
+		fmt.Fprintf(&b, "\n[ironic]\n# the nova-compute(s) of this engine's conductor group\npartition_key = %s\n", cfg.Scope.ConductorGroups[0])
+	}
+	fmt.Fprintf(&b, "\n# engine config (%s):\n#   [nova]\n#   beside = true\n", "this file's [nova] section")
+	if !cfg.Nova.Beside {
+		fmt.Fprintf(&b, "#   (not set yet: without it the engine and nova rewrite each other's reserved values)\n")
+	}
+	for _, t := range cfg.Provider.MarkerTraits {
+		if !strings.HasPrefix(t, "CUSTOM_") && t != "COMPUTE_NODE" {
+			fmt.Fprintf(&b, "# WARNING: marker trait %s cannot be kept beside nova (only CUSTOM_ traits and COMPUTE_NODE)\n", t)
+		}
+	}
+	fmt.Fprintf(&b, "\n# --- %s ---\nmeta:\n  schema_version: '1.0'\nproviders:\n", file)
+	traits := providerTraits(cfg)
+	entry := func(id string) {
+		fmt.Fprintf(&b, "  - identification:\n      uuid: %s\n    traits:\n      additional:\n", id)
+		for _, t := range traits {
+			fmt.Fprintf(&b, "        - %s\n", t)
+		}
+	}
+	if nodes == nil {
+		entry("'$COMPUTE_NODE'")
+		return b.String()
+	}
+	if len(nodes) == 0 {
+		fmt.Fprintf(&b, "  []  # no node in this engine's scope\n")
+	}
+	for _, n := range nodes {
+		entry(n)
+	}
+	return b.String()
+}
+
+// novaWriters is what `engine validate` learns about nova-compute writing
+// the providers: the uuids nova writes (its signature trait), those among
+// them without this engine's marker, and those this engine owns.
+type novaWriters struct {
+	nova, unmarked, owned []string
+}
+
+func findNovaWriters(ctx context.Context, pc *placement.Client, owner string) (novaWriters, error) {
+	var w novaWriters
+	for _, q := range []struct {
+		dst      *[]string
+		required string
+	}{
+		{&w.nova, "COMPUTE_NODE," + novaSignature},
+		{&w.unmarked, "COMPUTE_NODE," + novaSignature + ",!" + owner},
+		{&w.owned, owner},
+	} {
+		ps, err := pc.ListProviders(ctx, url.Values{"required": {q.required}})
+		if err != nil && !strings.Contains(err.Error(), "No such trait") {
+			return w, fmt.Errorf("list providers (required=%s): %w", q.required, err)
+		}
+		for _, p := range ps {
+			*q.dst = append(*q.dst, p.UUID)
+		}
+	}
+	return w, nil
+}
+
+// checkNova is validate's step for nova-compute: it names what to
+// configure, and fails when the two would fight.
+func checkNova(ctx context.Context, pc *placement.Client, cfg *config.Config, known []string, v validation) error {
+	owner := engine.OwnerTrait(cfg.Engine.ID)
+	w, err := findNovaWriters(ctx, pc, owner)
+	if err != nil {
+		return err
+	}
+	shared := intersect(w.nova, w.owned)
+	lostMarker := intersect(w.unmarked, known)
+	switch {
+	case len(w.nova) == 0:
+		v.ok("nova-compute: no provider written by nova-compute's Ironic driver")
+		return nil
+	case len(shared) > 0 && !cfg.Nova.Beside:
+		return fmt.Errorf("nova-compute also writes %d of this engine's providers (e.g. %s) and [nova] beside is not set: "+
+			"the two rewrite each other's reserved values; set [nova] beside = true and configure nova as `engine nova-config` prints",
+			len(shared), shared[0])
+	case len(lostMarker) > 0:
+		return fmt.Errorf("the owner marker %s disappeared from %d providers this engine managed (e.g. %s): nova-compute strips it; "+
+			"install the provider config `engine nova-config` prints and restart nova-compute", owner, len(lostMarker), lostMarker[0])
+	case len(w.unmarked) > 0:
+		v.note("nova-compute writes %d providers without the owner marker %s (e.g. %s): if they are this engine's nodes, "+
+			"install the provider config `engine nova-config` prints and restart nova-compute; the engine adopts them then",
+			len(w.unmarked), owner, w.unmarked[0])
+	}
+	if !cfg.Nova.Beside {
+		v.note("nova-compute writes %d providers; none of this engine's yet: set [nova] beside = true before sharing any", len(w.nova))
+		return nil
+	}
+	v.ok("nova-compute writes %d providers, %d with this engine's marker (nova's provider config): beside nova", len(w.nova), len(shared))
+	return nil
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// knownProviders are the providers in the engine's state cache (none
+// without a state file).
+func knownProviders(cfg *config.Config, c *cloud) []string {
+	st, _ := engine.LoadState(cfg.Engine.StateFile, c.stateKey(cfg))
+	return st.KnownProviders()
+}
+
+// cmdNovaStandDown releases this engine's holds, for handing the providers
+// back to nova-compute alone. The engine must be stopped first, or its
+// next cycle places them again. The owner marker is nova's to drop: it
+// goes at nova's next restart once the provider config file is removed.
+func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	c, err := openCloud(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	pc, err := c.connect(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	owner := engine.OwnerTrait(cfg.Engine.ID)
+	owned, err := pc.ListProviders(ctx, url.Values{"required": {owner}})
+	if err != nil && !strings.Contains(err.Error(), "No such trait") {
+		return err
+	}
+	all, err := pc.ListProviders(ctx, nil)
+	if err != nil {
+		return err
+	}
+	var uuids []string
+	for _, p := range append(owned, all...) { // owned first: most likely held
+		uuids = append(uuids, p.UUID)
+	}
+	project, user := cfg.HoldIDs()
+	n, err := engine.ReleaseHolds(ctx, pc, owner, project, user, uuids)
+	if err != nil {
+		return err
+	}
+	left, err := pc.ProjectUsage(ctx, project, user)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "released %d holds of engine %q (%d units left in project %s)\n", n, cfg.Engine.ID, left, project)
+	fmt.Fprintf(out, "next: remove rpengine-%s.yaml from nova's provider_config_location and restart nova-compute\n",
+		strings.ToLower(cfg.Engine.ID))
+	if left != 0 {
+		return fmt.Errorf("%d units still used by project %s", left, project)
+	}
+	return nil
+}

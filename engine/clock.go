@@ -1,0 +1,24 @@
+package engine
+
+import "time"
+
+// Clock tells the engine the time of the rules that depend on it (the
+// delete_grace between two proofs of deletion). Tests set a fake one to
+// step through the grace without waiting.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock, the default when Options.Clock is nil.
+type SystemClock struct{}
+
+// Now is time.Now.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// now reads the configured clock.
+func (e *Engine) now() time.Time {
+	if e.opts.Clock == nil {
+		return time.Now()
+	}
+	return e.opts.Clock.Now()
+}

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// The ownership record: what the engine must still know after kill -9.
+//
+// The engine removes only the traits and aggregates it added, so it must
+// remember, across any crash, what it may have added. The cache's Managed
+// sets used to reach the file only at the end of a cycle: a crash after a
+// trait write lost them, and the next cold read adopted the stale trait
+// (a CUSTOM_GPU left on a node without a GPU). Now, before a cycle sends
+// its first write, everything it may add — every desired trait and
+// aggregate, and every provider it may create — is added to the record and
+// the file is fsynced once (not once per write). An idle cycle adds
+// nothing and writes nothing. A record that cannot be written stops the
+// cycle before any write.
+//
+// RATIONALE.md says why the record is a local file and not kept in
+// Placement itself.
+
+// intend adds to the record what this cycle may write: the desired
+// traits and aggregates of every provider, and a pending creation for
+// each desired provider not among this engine's listed providers. It
+// reports whether the record changed and so must be saved first.
+func (s *State) intend(desired []Desired, listed map[string]placement.Generation) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := false
+	for _, d := range desired {
+		k := s.providers[d.UUID]
+		_, isListed := listed[d.UUID]
+		add := !isListed && !k.Pending
+		if !containsAll(k.Managed.Traits, d.Traits) || !containsAll(k.Managed.Aggregates, d.Aggregates) {
+			k.Managed.Traits = sortedSet(slices.Concat(k.Managed.Traits, d.Traits))
+			k.Managed.Aggregates = sortedSet(slices.Concat(k.Managed.Aggregates, d.Aggregates))
+			add = true
+		}
+		if add {
+			k.Pending = k.Pending || !isListed
+			s.providers[d.UUID] = k
+			changed = true
+		}
+	}
+	if changed {
+		s.dirty = true
+	}
+	return changed
+}
+
+// containsAll reports whether sorted set has every element of want.
+func containsAll(set, want []string) bool {
+	for _, w := range want {
+		if _, ok := slices.BinarySearch(set, w); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// pendingOrphans lists recorded pending creations that are neither
+// desired nor listed as ours: a crash may have left them created but
+// unmarked.
+func (s *State) pendingOrphans(desired []Desired, listed map[string]placement.Generation) []string {
+	want := make(map[string]bool, len(desired))
+	for _, d := range desired {
+		want[d.UUID] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for uuid, k := range s.providers {
+		if _, ok := listed[uuid]; k.Pending && !ok && !want[uuid] {
+			out = append(out, uuid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// claimOrphans resolves pending creations left by a crash: a provider that
+// exists without any owner marker was created by this engine (or was about
+// to be adopted by it), so it gets the marker and joins listed, where the
+// deletion rules (two proofs, no allocations) decide its fate like any
+// other. One that is gone or owned by another is forgotten.
+func (e *Engine) claimOrphans(ctx context.Context, desired []Desired, listed map[string]placement.Generation, r *Report) {
+	for _, uuid := range e.state.pendingOrphans(desired, listed) {
+		gen, traits, err := e.pc.Traits(ctx, uuid)
+		switch {
+		case errors.Is(err, placement.ErrNotFound):
+			e.state.drop(uuid)
+			continue
+		case err != nil:
+			r.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
+			continue
+		case slices.Contains(traits, e.pol.OwnerTrait):
+			listed[uuid] = gen // marked after all; the listing raced it
+		case foreignOwner(traits, e.pol.OwnerTrait) != "":
+			e.state.drop(uuid)
+			continue
+		default:
+			var set []string
+			if set, err = e.knownTraits(ctx, sortedSet(append(traits, e.pol.OwnerTrait))); err == nil {
+				gen, err = e.pc.SetTraits(ctx, uuid, gen, set)
+			}
+			if err != nil {
+				r.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
+				continue
+			}
+			e.log.Info("provider created before a crash marked as ours", "node", uuid)
+			listed[uuid] = gen
+		}
+		e.state.update(uuid, func(k *known) { k.Pending = false; k.Generation = "" })
+	}
+}

@@ -1,0 +1,224 @@
+package ops
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// maxNodeWrites caps the writes kept per node for its detail view.
+const maxNodeWrites = 8
+
+// NodeRow is one node as the status page shows it, built from the
+// engine's events of the newest cycle that listed nodes.
+type NodeRow struct {
+	UUID, Name string
+	// State is "schedulable", a reservation reason, or what keeps the node
+	// from being synced: quarantined, conflict, failed, deferred,
+	// pending_deletion, blocked, kept, deleted.
+	State     string
+	Outcome   engine.Outcome
+	Placement engine.Observed // as Placement held it after the cycle
+	Source    *hostabi.Node   // as the plugin reported it; nil when not listed
+	Writes    []WriteRow      // newest last
+}
+
+// WriteRow is one write Placement accepted.
+type WriteRow struct {
+	At            time.Time
+	Op            string
+	Before, After string
+}
+
+// ListingHealth is the last result of one listing (plugin or Placement).
+type ListingHealth struct {
+	What string
+	At   time.Time
+	Took time.Duration
+	Err  string
+}
+
+// nodeTable gathers the rows of the cycle under way and keeps those of
+// the newest cycle that listed nodes.
+type nodeTable struct {
+	mu       sync.Mutex
+	building map[string]*NodeRow
+	listing  []hostabi.Node // of the cycle under way
+	rows     map[string]*NodeRow
+	source   map[string]*hostabi.Node
+	writes   map[string][]WriteRow
+	health   map[string]ListingHealth
+}
+
+func stateOf(o engine.Outcome) string {
+	switch o.Kind {
+	case engine.KindCreated, engine.KindUpdated, engine.KindUnchanged:
+		return cmp.Or(o.Reserved, "schedulable")
+	}
+	return string(o.Kind)
+}
+
+func (t *nodeTable) started() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.building, t.listing = map[string]*NodeRow{}, nil
+}
+
+func (t *nodeTable) observe(ev engine.Event, now time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch ev := ev.(type) {
+	case engine.Listed:
+		if t.health == nil {
+			t.health = map[string]ListingHealth{}
+		}
+		h := ListingHealth{What: ev.What, At: now, Took: ev.Took}
+		if ev.Err != nil {
+			h.Err = ev.Err.Error()
+		}
+		t.health[ev.What] = h
+		if ev.What == "nodes" && ev.Err == nil {
+			t.listing = ev.Nodes
+		}
+	case engine.ProviderOutcome:
+		if t.building == nil {
+			t.building = map[string]*NodeRow{}
+		}
+		o := ev.Outcome
+		t.building[o.Node] = &NodeRow{UUID: o.Node, Name: o.Name, State: stateOf(o), Outcome: o, Placement: ev.Placement}
+	case engine.ProviderWritten:
+		if t.writes == nil {
+			t.writes = map[string][]WriteRow{}
+		}
+		ws := append(t.writes[ev.Node], WriteRow{At: now, Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
+		t.writes[ev.Node] = ws[max(0, len(ws)-maxNodeWrites):]
+	}
+}
+
+// finished makes the cycle's rows the table's, unless the cycle listed no
+// nodes (a failed listing knows nothing about them). Writes of nodes no
+// longer in the table are forgotten.
+func (t *nodeTable) finished() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.building) == 0 && t.listing == nil {
+		return
+	}
+	t.rows, t.building = t.building, nil
+	t.source = make(map[string]*hostabi.Node, len(t.listing))
+	for i := range t.listing {
+		n := &t.listing[i]
+		t.source[strings.ToLower(n.UUID)] = n
+	}
+	t.listing = nil
+	for u := range t.writes {
+		if _, ok := t.rows[u]; !ok {
+			delete(t.writes, u)
+		}
+	}
+}
+
+// NodeFilter selects rows: every non-empty field must match.
+type NodeFilter struct {
+	Query      string // a substring of the name or uuid
+	State      string
+	Reserved   string // a reservation reason
+	Quarantine string // a quarantine reason code
+	Pending    bool   // deletions waiting for their next proof
+	Conflicts  bool
+}
+
+func (f NodeFilter) match(r *NodeRow) bool {
+	q := strings.ToLower(f.Query)
+	switch {
+	case q != "" && !strings.Contains(strings.ToLower(r.Name), q) && !strings.Contains(r.UUID, q):
+	case f.State != "" && r.State != f.State:
+	case f.Reserved != "" && r.Outcome.Reserved != f.Reserved:
+	case f.Quarantine != "" && (r.Outcome.Kind != engine.KindQuarantined || r.Outcome.Reason != f.Quarantine):
+	case f.Pending && r.Outcome.Kind != engine.KindPendingDeletion:
+	case f.Conflicts && r.Outcome.Kind != engine.KindConflict:
+	default:
+		return true
+	}
+	return false
+}
+
+// Facets counts the rows by each filter's values, for the filter menus.
+type Facets struct {
+	States, Reserved, Quarantine map[string]int
+	Pending, Conflicts, Total    int
+}
+
+// Nodes returns the rows matching f, sorted by name then uuid, at most
+// limit of them, with the number that matched and the facets of all.
+func (o *Ops) Nodes(f NodeFilter, limit int) (rows []NodeRow, matched int, facets Facets) {
+	// The table is replaced whole at a cycle's end, never modified: it is
+	// read without the lock the cycle's observer takes.
+	t := &o.nodes
+	t.mu.Lock()
+	table := t.rows
+	t.mu.Unlock()
+	facets = Facets{States: map[string]int{}, Reserved: map[string]int{}, Quarantine: map[string]int{}}
+	var hits []*NodeRow
+	for _, r := range table {
+		facets.Total++
+		facets.States[r.State]++
+		if r.Outcome.Reserved != "" {
+			facets.Reserved[r.Outcome.Reserved]++
+		}
+		switch r.Outcome.Kind {
+		case engine.KindQuarantined:
+			facets.Quarantine[r.Outcome.Reason]++
+		case engine.KindPendingDeletion:
+			facets.Pending++
+		case engine.KindConflict:
+			facets.Conflicts++
+		}
+		if f.match(r) {
+			hits = append(hits, r)
+		}
+	}
+	slices.SortFunc(hits, func(a, b *NodeRow) int {
+		return cmp.Or(cmp.Compare(cmp.Or(a.Name, "\uffff"), cmp.Or(b.Name, "\uffff")), cmp.Compare(a.UUID, b.UUID)) // named first
+	})
+	for _, r := range hits[:min(len(hits), limit)] {
+		rows = append(rows, *r)
+	}
+	return rows, len(hits), facets
+}
+
+// Node returns one node's row, with what the plugin reported and its
+// last writes.
+func (o *Ops) Node(uuid string) (NodeRow, bool) {
+	t := &o.nodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	uuid = strings.ToLower(uuid)
+	r, ok := t.rows[uuid]
+	if !ok {
+		return NodeRow{}, false
+	}
+	row := *r
+	row.Source = t.source[uuid]
+	row.Writes = slices.Clone(t.writes[uuid])
+	return row, true
+}
+
+// Listings returns the last result of each listing, plugin's first.
+func (o *Ops) Listings() []ListingHealth {
+	t := &o.nodes
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []ListingHealth
+	for _, w := range []string{"nodes", "instances", "providers"} {
+		if h, ok := t.health[w]; ok {
+			out = append(out, h)
+		}
+	}
+	return out
+}

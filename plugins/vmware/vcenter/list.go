@@ -1,0 +1,217 @@
+package vcenter
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vmware/govmomi/view"
+	"github.com/vmware/govmomi/vim25"
+	"github.com/vmware/govmomi/vim25/methods"
+	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// The properties read, per type: only what the arithmetic needs.
+var propSpecs = []types.PropertySpec{
+	{Type: "Datacenter", PathSet: []string{"name"}},
+	{Type: "Folder", PathSet: []string{"parent"}},
+	{Type: "ClusterComputeResource", PathSet: []string{"name", "parent", "host", "datastore"}},
+	{Type: "HostSystem", PathSet: []string{"summary.hardware.numCpuThreads", "summary.hardware.memorySize",
+		"runtime.inMaintenanceMode", "runtime.connectionState"}},
+	{Type: "Datastore", PathSet: []string{"name", "summary.capacity", "summary.freeSpace", "summary.accessible",
+		"summary.type", "summary.maintenanceMode"}},
+}
+
+// inventory is one listing: every object of the view, by reference.
+type inventory struct {
+	names      map[types.ManagedObjectReference]string
+	parents    map[types.ManagedObjectReference]types.ManagedObjectReference
+	clusters   []cluster
+	hosts      map[types.ManagedObjectReference]host
+	datastores map[types.ManagedObjectReference]datastore
+}
+
+type cluster struct {
+	ref        types.ManagedObjectReference
+	name       string
+	hosts      []types.ManagedObjectReference
+	datastores []types.ManagedObjectReference
+}
+
+type host struct {
+	threads, memory int64
+	maintenance     bool
+	connection      string
+}
+
+type datastore struct {
+	name              string
+	capacity, free    int64
+	accessible        bool
+	kind, maintenance string
+}
+
+// ListNodes reports one node per cluster in scope, from one
+// PropertyCollector retrieval over a container view.
+func (c *Client) ListNodes(hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+	ctx := context.Background()
+	vc, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inv, err := c.retrieve(ctx, vc)
+	if err != nil {
+		return nil, err
+	}
+	vcUUID := vc.ServiceContent.About.InstanceUuid
+	var nodes []hostabi.Node
+	for _, cl := range inv.clusters {
+		if !c.inScope(inv, cl) {
+			continue
+		}
+		id, err := ClusterUUID(vcUUID, cl.ref.Value)
+		if err != nil {
+			c.log(4, fmt.Sprintf("cluster %s (%s) left out: %v", cl.name, cl.ref.Value, err))
+			continue
+		}
+		n := hostabi.Node{UUID: id, Name: cl.name}
+		var all bool
+		n.Resources, all = c.resources(inv, cl)
+		n.Maintenance = all
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}
+
+func (c *Client) inScope(inv *inventory, cl cluster) bool {
+	if len(c.cfg.Clusters) > 0 && !slices.Contains(c.cfg.Clusters, cl.name) {
+		return false
+	}
+	if len(c.cfg.Datacenters) == 0 {
+		return true
+	}
+	return slices.Contains(c.cfg.Datacenters, inv.datacenterOf(cl.ref))
+}
+
+// datacenterOf walks up the parents to the datacenter's name.
+func (inv *inventory) datacenterOf(ref types.ManagedObjectReference) string {
+	for range 64 { // folders nest; a loop in bad data must end
+		p, ok := inv.parents[ref]
+		if !ok {
+			return ""
+		}
+		if p.Type == "Datacenter" {
+			return inv.names[p]
+		}
+		ref = p
+	}
+	return ""
+}
+
+// retrieve creates a container view of the root folder and reads every
+// property of propSpecs in one RetrievePropertiesEx (and its pages).
+func (c *Client) retrieve(ctx context.Context, vc *vim25.Client) (*inventory, error) {
+	kinds := make([]string, len(propSpecs))
+	for i, p := range propSpecs {
+		kinds[i] = p.Type
+	}
+	v, err := view.NewManager(vc).CreateContainerView(ctx, vc.ServiceContent.RootFolder, kinds, true)
+	if err != nil {
+		return nil, fmt.Errorf("vcenter: create container view: %w", err)
+	}
+	defer func() { _ = v.Destroy(ctx) }()
+	spec := types.PropertyFilterSpec{
+		ObjectSet: []types.ObjectSpec{{Obj: v.Reference(), Skip: types.NewBool(true),
+			SelectSet: []types.BaseSelectionSpec{&types.TraversalSpec{Type: "ContainerView", Path: "view"}}}},
+		PropSet: propSpecs,
+	}
+	pc := vc.ServiceContent.PropertyCollector
+	res, err := methods.RetrievePropertiesEx(ctx, vc, &types.RetrievePropertiesEx{This: pc,
+		SpecSet: []types.PropertyFilterSpec{spec}, Options: types.RetrieveOptions{MaxObjects: c.cfg.PageSize}})
+	if err != nil {
+		return nil, fmt.Errorf("vcenter: retrieve properties: %w", err)
+	}
+	inv := &inventory{names: map[types.ManagedObjectReference]string{}, parents: map[types.ManagedObjectReference]types.ManagedObjectReference{},
+		hosts: map[types.ManagedObjectReference]host{}, datastores: map[types.ManagedObjectReference]datastore{}}
+	for page := res.Returnval; page != nil; {
+		for _, oc := range page.Objects {
+			if err := inv.add(oc); err != nil {
+				return nil, err
+			}
+		}
+		if page.Token == "" {
+			break
+		}
+		next, err := methods.ContinueRetrievePropertiesEx(ctx, vc, &types.ContinueRetrievePropertiesEx{This: pc, Token: page.Token})
+		if err != nil {
+			return nil, fmt.Errorf("vcenter: retrieve properties (next page): %w", err)
+		}
+		page = &next.Returnval
+	}
+	slices.SortFunc(inv.clusters, func(a, b cluster) int { return strings.Compare(a.ref.Value, b.ref.Value) })
+	return inv, nil
+}
+
+// add records one object. A property vCenter could not read (missingSet)
+// fails the listing: a total computed without it would be wrong.
+func (inv *inventory) add(oc types.ObjectContent) error {
+	if len(oc.MissingSet) > 0 {
+		m := oc.MissingSet[0]
+		return fmt.Errorf("vcenter: %s %s: property %s unreadable: %T", oc.Obj.Type, oc.Obj.Value, m.Path, m.Fault.Fault)
+	}
+	p := map[string]any{}
+	for _, dp := range oc.PropSet {
+		p[dp.Name] = dp.Val
+	}
+	ref := oc.Obj
+	if parent, ok := p["parent"].(types.ManagedObjectReference); ok {
+		inv.parents[ref] = parent
+	}
+	switch ref.Type {
+	case "Datacenter":
+		inv.names[ref], _ = p["name"].(string)
+	case "ClusterComputeResource":
+		cl := cluster{ref: ref}
+		cl.name, _ = p["name"].(string)
+		cl.hosts = refs(p["host"])
+		cl.datastores = refs(p["datastore"])
+		inv.clusters = append(inv.clusters, cl)
+	case "HostSystem":
+		h := host{threads: integer(p["summary.hardware.numCpuThreads"]), memory: integer(p["summary.hardware.memorySize"])}
+		h.maintenance, _ = p["runtime.inMaintenanceMode"].(bool)
+		h.connection = fmt.Sprint(p["runtime.connectionState"])
+		inv.hosts[ref] = h
+	case "Datastore":
+		d := datastore{capacity: integer(p["summary.capacity"]), free: integer(p["summary.freeSpace"])}
+		d.name, _ = p["name"].(string)
+		d.accessible, _ = p["summary.accessible"].(bool)
+		d.kind, _ = p["summary.type"].(string)
+		d.maintenance, _ = p["summary.maintenanceMode"].(string)
+		inv.datastores[ref] = d
+	}
+	return nil
+}
+
+func refs(v any) []types.ManagedObjectReference {
+	if a, ok := v.(types.ArrayOfManagedObjectReference); ok {
+		return a.ManagedObjectReference
+	}
+	return nil
+}
+
+func integer(v any) int64 {
+	switch n := v.(type) {
+	case int16:
+		return int64(n)
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	}
+	return 0
+}

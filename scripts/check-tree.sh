@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Part of `make check`: the tracked tree holds sources, never build outputs,
+# and `go mod tidy` has nothing to change. Exits 1 naming what is wrong.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+
+# Build outputs by name: test binaries, Wasm modules, profiles, bin/ and build/.
+outputs=$(git ls-files -- '*.test' '*.wasm' '*.prof' '*.pprof' 'bin/*' 'build/*' '*/bin/*' '*/build/*')
+if [ -n "$outputs" ]; then
+	echo "check: build outputs are tracked (git rm --cached them):"
+	echo "$outputs"
+	status=1
+fi
+
+# Binaries by content, whatever their name: git calls a file with NUL
+# bytes "-text". No source of this project is binary; a binary asset that
+# must be tracked would need an exception here, with its reason.
+binaries=$(git ls-files --eol | awk '$1 == "i/-text" { print $NF }')
+if [ -n "$binaries" ]; then
+	echo "check: tracked binary files:"
+	echo "$binaries"
+	status=1
+fi
+
+# Every module of the repository, the root's and any nested one.
+for mod in $(git ls-files -- go.mod '*/go.mod'); do
+	dir=$(dirname "$mod")
+	if ! diff=$(go -C "$dir" mod tidy -diff 2>&1); then
+		echo "check: go mod tidy would change $dir/go.mod or go.sum:"
+		echo "$diff"
+		status=1
+	fi
+done
+exit "$status"
