@@ -90,12 +90,12 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 			if len(res.stdout) > corpusMaxJSON || len(res.stderr) > corpusMaxJSON {
 				t.Errorf("report %d bytes, stderr %d bytes; want <= %d each", len(res.stdout), len(res.stderr), corpusMaxJSON)
 			}
-			var r struct{ Errors []string }
+			var r struct{ Errors []json.RawMessage }
 			if err := json.Unmarshal(res.stdout, &r); err != nil {
 				t.Fatalf("report is not JSON: %v: %.300s", err, res.stdout)
 			}
-			if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], c.want) {
-				t.Errorf("%d errors (first %.300q), want one mentioning %q", len(r.Errors), first(r.Errors), c.want)
+			if len(r.Errors) != 1 || !strings.Contains(string(r.Errors[0]), c.want) {
+				t.Errorf("%d errors (first %.300s), want one mentioning %q", len(r.Errors), first(r.Errors), c.want)
 			}
 			for _, req := range fake.Requests() {
 				if req.Method != "GET" {
@@ -109,7 +109,7 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 		res := runOnce(t, bin, cfg)
 		var r struct {
 			Created int
-			Errors  []string
+			Errors  []json.RawMessage
 		}
 		if err := json.Unmarshal(res.stdout, &r); err != nil || r.Created != 20 || len(r.Errors) > 0 {
 			t.Fatalf("report %s (%v), stderr %s", res.stdout, err, res.stderr)
@@ -117,11 +117,11 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 	})
 }
 
-func first(s []string) string {
+func first(s []json.RawMessage) string {
 	if len(s) == 0 {
 		return ""
 	}
-	return s[0]
+	return string(s[0])
 }
 
 type onceResult struct {
