@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"os"
@@ -31,9 +32,14 @@ func engineBin(t *testing.T) string {
 		return p
 	}
 	binOnce.Do(func() {
-		binPath = filepath.Join(os.TempDir(), "rpengine-e2e-engine")
+		// One binary per checkout: test runs of other worktrees on the same
+		// machine must not replace it with their own build mid-test.
+		root := plugintest.RepoRoot(t)
+		h := fnv.New32a()
+		h.Write([]byte(root))
+		binPath = filepath.Join(os.TempDir(), fmt.Sprintf("rpengine-e2e-engine-%x", h.Sum32()))
 		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/engine")
-		cmd.Dir = plugintest.RepoRoot(t)
+		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("build engine: %v\n%s", err, out)
 		}

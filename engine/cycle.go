@@ -138,6 +138,7 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	r.Nodes, r.Instances = len(nodes), len(instances)
 
 	desired, problems := DesiredState(nodes, instances, e.pol)
+	e.results.reserve(len(desired) + len(problems))
 	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
 		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) { // shared slices: clone first
 			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)

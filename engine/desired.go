@@ -150,7 +150,7 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 }
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
-	if !validUUID(n.UUID) {
+	if !hostabi.ValidUUID(n.UUID) {
 		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}
 	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates, NodeName: n.Name}
@@ -292,22 +292,4 @@ func sortedSet(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
-			return false
-		}
-	}
-	return true
 }

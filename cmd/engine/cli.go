@@ -129,8 +129,12 @@ func capitalise(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 // usage is the overview `engine help` prints.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: engine VERB [flags]\n\nKeeps OpenStack Placement's resource providers matching what an inventory plugin reports.\n\nverbs:")
+	width := 0
 	for _, v := range verbs {
-		fmt.Fprintf(w, "  %-9s %s\n", v.name, v.summary)
+		width = max(width, len(v.name))
+	}
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, v.name, v.summary)
 	}
 	fmt.Fprintln(w, `
 "engine help VERB" or "engine VERB --help" shows a verb's flags and an example.

@@ -1,5 +1,7 @@
 // Package baremetal holds the rules that turn a bare-metal node into a
-// provider: nova's resource-class normaliser and the reservation matrix.
+// provider: nova's resource-class normaliser and the reservation matrix;
+// and, for running beside nova-compute, nova's own reserved rule and when
+// the engine's stricter matrix needs a hold instead (nova.go).
 //
 // Why a package of its own: the engine is not Ironic-shaped. A source
 // reports a node in one of two forms (hostabi.Node): bare metal (a raw

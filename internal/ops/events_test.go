@@ -131,3 +131,23 @@ func TestEventsMatchTheReport(t *testing.T) {
 		t.Errorf("errors %+v", rep.Errors)
 	}
 }
+
+// A plan (a dry cycle) in the same process leaves the node table as the
+// last real cycle left it.
+func TestPlanLeavesThePageAlone(t *testing.T) {
+	r := newRig(t, 3)
+	r.cycle()
+	r.src.set(func(s *source) { s.nodes[1].Maintenance = true })
+	plan := r.eng.Cycle(context.Background(), true)
+	if plan.Updated != 1 {
+		t.Fatalf("plan %+v", plan)
+	}
+	row, ok := r.ops.Node(nodeUUID(1))
+	if !ok || row.State != "schedulable" || row.Outcome.Kind != engine.KindCreated {
+		t.Fatalf("after a plan: %+v", row)
+	}
+	r.cycle()
+	if row, _ := r.ops.Node(nodeUUID(1)); row.State != "maintenance" {
+		t.Fatalf("after the cycle: %+v", row)
+	}
+}

@@ -86,23 +86,22 @@ func (d *drift) take() ([]DriftRow, int) {
 // cycle under way become the node table and its drift rows. Plans are
 // ignored.
 func (o *Ops) Observe(ev engine.Event) {
-	switch ev := ev.(type) {
-	case engine.CycleStarted:
-		if !ev.Dry {
+	if start, ok := ev.(engine.CycleStarted); ok {
+		o.planning.Store(start.Dry)
+		if !start.Dry {
 			o.nodes.started()
 		}
 		return
-	case engine.ProviderOutcome:
-		if ev.Dry {
-			return
-		}
 	}
-	o.nodes.observe(ev, o.now())
+	if o.planning.Load() {
+		return // a plan's listings and outcomes say nothing of Placement
+	}
+	o.nodes.observe(ev, o.now)
 	switch ev := ev.(type) {
 	case engine.ProviderWritten:
 		o.drift.add(DriftRow{Node: ev.Node, Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
 	case engine.ProviderOutcome:
-		if !ev.Dry && ev.Outcome.Kind == engine.KindDeleted {
+		if ev.Outcome.Kind == engine.KindDeleted {
 			o.drift.add(DriftRow{Node: ev.Outcome.Node, Op: string(engine.OpDelete)})
 		}
 	}

@@ -66,10 +66,10 @@ func stateOf(o engine.Outcome) string {
 func (t *nodeTable) started() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.building, t.listing = map[string]*NodeRow{}, nil
+	t.building, t.listing = make(map[string]*NodeRow, len(t.rows)), nil
 }
 
-func (t *nodeTable) observe(ev engine.Event, now time.Time) {
+func (t *nodeTable) observe(ev engine.Event, clock func() time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev := ev.(type) {
@@ -77,7 +77,7 @@ func (t *nodeTable) observe(ev engine.Event, now time.Time) {
 		if t.health == nil {
 			t.health = map[string]ListingHealth{}
 		}
-		h := ListingHealth{What: ev.What, At: now, Took: ev.Took}
+		h := ListingHealth{What: ev.What, At: clock(), Took: ev.Took}
 		if ev.Err != nil {
 			h.Err = ev.Err.Error()
 		}
@@ -95,7 +95,7 @@ func (t *nodeTable) observe(ev engine.Event, now time.Time) {
 		if t.writes == nil {
 			t.writes = map[string][]WriteRow{}
 		}
-		ws := append(t.writes[ev.Node], WriteRow{At: now, Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
+		ws := append(t.writes[ev.Node], WriteRow{At: clock(), Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
 		t.writes[ev.Node] = ws[max(0, len(ws)-maxNodeWrites):]
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
@@ -31,6 +32,9 @@ type Ops struct {
 	health  health
 	drift   drift
 	nodes   nodeTable
+	// planning is set while the engine runs a plan (a dry cycle), whose
+	// events the page ignores.
+	planning atomic.Bool
 
 	mu       sync.Mutex
 	info     Info

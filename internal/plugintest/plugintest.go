@@ -1,69 +1,35 @@
-// Package plugintest builds the repository's Wasm plugins for tests, once
-// per test process, and shares a wazero compilation cache between tests.
-// It is for tests only and never ships in the engine.
+// Package plugintest finds the repository's Wasm plugins for tests by
+// their path from the repository root ("plugins/fake"). The building is
+// guesttest.Build's, the one plugin builder: once per test process, into a
+// directory of its own, or the prebuilt file make leaves in
+// $RPENGINE_PLUGIN_DIR. It is for tests only and never ships in the engine.
 package plugintest
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testenv"
 )
 
-var (
-	mu    sync.Mutex
-	built = map[string]string{}
-)
-
-// Build compiles the plugin package (e.g. "plugins/fake", relative to the
-// repository root) for wasip1 and returns the path of the .wasm file. If
-// RPENGINE_PLUGIN_DIR holds a prebuilt <name>.wasm (make does this), it is
-// used as is.
+// Build returns the .wasm file of the plugin package pkg (e.g.
+// "plugins/fake", relative to the repository root), built for wasip1.
 func Build(tb testing.TB, pkg string) string {
 	tb.Helper()
-	mu.Lock()
-	defer mu.Unlock()
-	if p, ok := built[pkg]; ok {
-		return p
-	}
-	name := filepath.Base(pkg) + ".wasm"
-	if dir := os.Getenv("RPENGINE_PLUGIN_DIR"); dir != "" {
-		if p := filepath.Join(dir, name); exists(p) {
-			built[pkg] = p
-			return p
-		}
-	}
-	root := RepoRoot(tb)
-	out := filepath.Join(os.TempDir(), "rpengine-test-plugins", name)
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./"+pkg)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("build %s: %v\n%s", pkg, err, b)
-	}
-	built[pkg] = out
-	return out
+	return guesttest.Build(tb, filepath.Join(RepoRoot(tb), pkg))
 }
 
-// CacheDir is a compilation cache shared by all tests on this machine.
-func CacheDir() string { return filepath.Join(os.TempDir(), "rpengine-test-wazero-cache") }
+// CacheDir is the wazero compilation cache shared by all tests on this
+// machine (guesttest.CacheDir).
+func CacheDir() string { return guesttest.CacheDir() }
 
-// RepoRoot walks up from the working directory to the directory of go.mod.
+// RepoRoot is the directory of go.mod above the working directory.
 func RepoRoot(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
+	p, err := testenv.RepoFile("go.mod")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for !exists(filepath.Join(dir, "go.mod")) {
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Fatal("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-	return dir
+	return filepath.Dir(p)
 }
-
-func exists(p string) bool { _, err := os.Stat(p); return err == nil }

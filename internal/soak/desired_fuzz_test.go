@@ -57,7 +57,7 @@ type fuzzInput struct {
 // checkDesired applies Placement's schemas to one desired provider.
 func checkDesired(t *testing.T, d engine.Desired) {
 	t.Helper()
-	if !isUUID(d.UUID) || d.Name != d.UUID {
+	if !lowerUUID(d.UUID) || d.Name != d.UUID {
 		t.Fatalf("provider uuid %q name %q", d.UUID, d.Name)
 	}
 	if len(d.Inventory) == 0 {

@@ -33,7 +33,7 @@ func (p policy) expectations(nodes []hostabi.Node, instances []hostabi.Instance)
 	out := make(map[string]want, len(nodes))
 	for _, n := range nodes {
 		u := strings.ToLower(n.UUID)
-		if !slices.Contains(p.shards, n.Shard) || count[u] > 1 || !isUUID(u) ||
+		if !slices.Contains(p.shards, n.Shard) || count[u] > 1 || !lowerUUID(u) ||
 			n.ResourceClass == "" || len(n.Resources) > 0 {
 			continue
 		}
@@ -88,15 +88,5 @@ func validTrait(t string) bool {
 	return strings.Trim(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
 }
 
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, r := range s {
-		dash := i == 8 || i == 13 || i == 18 || i == 23
-		if dash != (r == '-') || !dash && !strings.ContainsRune("0123456789abcdef", r) {
-			return false
-		}
-	}
-	return true
-}
+// lowerUUID is a uuid as the engine writes it: valid, and lower case.
+func lowerUUID(s string) bool { return hostabi.ValidUUID(s) && s == strings.ToLower(s) }

@@ -76,7 +76,7 @@ func (c *Client) serverPages() ([]hostabi.Instance, error) {
 			if id == "" {
 				return nil, fmt.Errorf("list instances: page %d: servers[%d] has no id", page, i)
 			}
-			if isUUID(node) && !seen[id] { // not yet on a node: no consumer of one
+			if hostabi.ValidUUID(node) && !seen[id] { // not yet on a node: no consumer of one
 				seen[id] = true
 				out = append(out, hostabi.Instance{UUID: id, NodeUUID: node})
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
 )
 
@@ -41,7 +42,7 @@ const (
 )
 
 func (c *Client) nodeExists(id string, v version) (existence, string) {
-	if !isUUID(id) {
+	if !hostabi.ValidUUID(id) {
 		return nodeUnknown, "not a UUID"
 	}
 	path := "/v1/nodes/" + id + "?fields=uuid"
@@ -68,21 +69,3 @@ func (c *Client) nodeExists(id string, v version) (existence, string) {
 }
 
 var nodeShow = guest.Projection{Top: []guest.Field{{Name: "uuid", Kind: guest.KindString}}}
-
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
-			return false
-		}
-	}
-	return true
-}
