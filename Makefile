@@ -7,7 +7,7 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak
+.PHONY: test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
 
 all: build plugins
 
@@ -93,6 +93,12 @@ soak: plugins
 		-mode $(SOAK_MODE) -plugin $(PLUGINS)/fake.wasm -max-duration 15m -out SOAK.md
 	$(GO) run ./cmd/soak -seed $(SOAK_SEED) -cycles $(SOAK_WASM_CYCLES) -nodes $(SOAK_WASM_NODES) \
 		-mode wasm -plugin $(PLUGINS)/fake.wasm -max-duration 10m -out SOAK-wasm.md
+
+# idle runs `engine run` for 1,000 idle cycles at 2,000 nodes and fails if
+# the engine's or the plugin host's RSS grows after warm-up or passes
+# memory_limit + 64 MiB.
+idle: build plugins
+	$(GO) run ./cmd/idlerss -engine bin/engine -plugin $(PLUGINS)/fake.wasm -cycles 1000
 
 # fuzz runs every fuzz target for FUZZTIME (CI: briefly).
 FUZZTIME ?= 10s

@@ -69,7 +69,30 @@ func codeOf(err error) string {
 }
 
 // String names the node and the reason, as reports print it.
-func (p Problem) String() string { return fmt.Sprintf("node %s: %s", p.NodeUUID, p.Reason) }
+func (p Problem) String() string { return fmt.Sprintf("node %s: %s", cut(p.NodeUUID), p.Reason) }
+
+// cutList is the first few of ss, each cut, and a count of the rest.
+func cutList(ss []string) []string {
+	const n = 5
+	out := make([]string, 0, n+1)
+	for _, s := range ss[:min(len(ss), n)] {
+		out = append(out, cut(s))
+	}
+	if len(ss) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(ss)-n))
+	}
+	return out
+}
+
+// cut is a value from a plugin as an error may quote it: a short prefix
+// that says how long the whole was, so a megabyte uuid makes a short line.
+func cut(s string) string {
+	const n = 64
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:n], len(s))
+}
 
 // Policy is the part of the configuration the desired state depends on.
 type Policy struct {
@@ -107,18 +130,18 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 			continue
 		}
 		if seen[id] > 1 {
-			problems = append(problems, Problem{NodeUUID: Clip(n.UUID), NodeName: Clip(n.Name), Code: CodeDuplicate,
+			problems = append(problems, Problem{NodeUUID: cut(n.UUID), NodeName: cut(n.Name), Code: CodeDuplicate,
 				Reason: fmt.Sprintf("reported %d times; contradictory data is not written", seen[id])})
 			continue
 		}
 		d, err := desiredProvider(n, occupied[id], pol, shared)
 		if err != nil {
-			problems = append(problems, Problem{NodeUUID: Clip(n.UUID), NodeName: Clip(n.Name), Code: codeOf(err), Reason: err.Error()})
+			problems = append(problems, Problem{NodeUUID: cut(n.UUID), NodeName: cut(n.Name), Code: codeOf(err), Reason: err.Error()})
 			continue
 		}
 		if _, bad := validTraits(n.Traits); len(bad) > 0 {
-			problems = append(problems, Problem{NodeUUID: Clip(n.UUID), NodeName: Clip(n.Name), Code: CodeInvalidTraits,
-				Reason: fmt.Sprintf("%d invalid traits left out (first: %q); the rest are written", len(bad), clipAll(bad))})
+			problems = append(problems, Problem{NodeUUID: cut(n.UUID), NodeName: cut(n.Name), Code: CodeInvalidTraits,
+				Reason: fmt.Sprintf("invalid traits %q left out; the rest are written", cutList(bad))})
 		}
 		out = append(out, d)
 	}
@@ -128,7 +151,7 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
 	if !hostabi.ValidUUID(n.UUID) {
-		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", Clip(n.UUID)))
+		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}
 	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates, NodeName: n.Name}
 	d.Name = d.UUID
@@ -186,7 +209,7 @@ func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inve
 	}
 	name := baremetal.NormalizeResourceClass(rc)
 	if err := baremetal.ValidCustomName(name); err != nil {
-		return nil, coded(CodeBadClass, fmt.Errorf("resource class %q normalises to an invalid name: %w", Clip(rc), err))
+		return nil, coded(CodeBadClass, fmt.Errorf("resource class %q normalises to an invalid name: %w", cut(rc), err))
 	}
 	rec := placement.Inventory{Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}
 	if reserved {
@@ -201,7 +224,7 @@ func explicitInventory(res map[string]hostabi.Resource, why baremetal.ReservedRe
 	out := make(map[string]placement.Inventory, len(res))
 	for rc, r := range res {
 		if err := baremetal.ValidTraitName(rc); err != nil { // same pattern as classes
-			return nil, fmt.Errorf("resource class %q is not a valid Placement name", Clip(rc))
+			return nil, fmt.Errorf("resource class %q is not a valid Placement name", cut(rc))
 		}
 		inv := placement.Inventory{Total: r.Total, Reserved: r.Reserved, MinUnit: r.MinUnit,
 			MaxUnit: r.MaxUnit, StepSize: r.StepSize, AllocationRatio: r.AllocationRatio}

@@ -60,7 +60,7 @@ func NormalizeResourceClass(rc string) string {
 // ValidCustomName reports why name cannot be a custom class or trait.
 func ValidCustomName(name string) error {
 	if len(name) > MaxNameLen {
-		return fmt.Errorf("a name of %d bytes is longer than %d characters", len(name), MaxNameLen)
+		return fmt.Errorf("%q... is longer than %d characters (%d)", name[:MaxNameLen], MaxNameLen, len(name))
 	}
 	rest, ok := strings.CutPrefix(name, "CUSTOM_")
 	if !ok || !upperName(rest) {

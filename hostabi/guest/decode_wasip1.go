@@ -2,7 +2,11 @@
 
 package guest
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/rpengine/rpengine/hostabi/projection"
+)
 
 // jsonProject asks the host to project doc by spec and write the frame to
 // out. It returns the frame's length; if that exceeds outCap nothing was
@@ -14,7 +18,7 @@ func jsonProject(doc *byte, docLen uint32, spec *byte, specLen uint32, out *byte
 // Project decodes doc as p says, natively in the host: the guest only
 // reads the compact frame the host writes back.
 func Project(doc []byte, p Projection) (Records, error) {
-	spec, err := encodeSpec(p)
+	spec, err := projection.EncodeSpec(p)
 	if err != nil {
 		return Records{}, err
 	}
@@ -26,7 +30,7 @@ func Project(doc []byte, p Projection) (Records, error) {
 	for {
 		n := jsonProject(ptr(doc), uint32(len(doc)), ptr(spec), uint32(len(spec)), ptr(out), uint32(len(out)))
 		if int(n) <= len(out) {
-			return parseWire(out[:n])
+			return projection.ParseWire(out[:n])
 		}
 		out = make([]byte, n)
 	}

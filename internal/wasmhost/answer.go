@@ -20,6 +20,8 @@ import (
 // listing is the array member of an answer decoded record by record.
 type listing struct {
 	key string
+	// start makes the list empty, not nil, as encoding/json does for [].
+	start func()
 	// each decodes one record and returns how many strings it holds.
 	each func(dec *json.Decoder) (strs int, err error)
 }
@@ -85,6 +87,7 @@ func decodeList(dec *json.Decoder, l listing, budget int64, cost *int64) error {
 	if d, ok := t.(json.Delim); !ok || d != '[' {
 		return fmt.Errorf("%q is not an array", l.key)
 	}
+	l.start()
 	for dec.More() {
 		before := dec.InputOffset()
 		strs, err := l.each(dec)
@@ -133,7 +136,7 @@ func answerError(err error) *Error {
 
 // nodeList, instanceList and uuidList decode the listings of the ABI.
 func nodeList(out *[]hostabi.Node) listing {
-	return listing{"nodes", func(dec *json.Decoder) (int, error) {
+	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder) (int, error) {
 		var n hostabi.Node
 		err := dec.Decode(&n)
 		*out = append(*out, n)
@@ -142,7 +145,7 @@ func nodeList(out *[]hostabi.Node) listing {
 }
 
 func instanceList(out *[]hostabi.Instance) listing {
-	return listing{"instances", func(dec *json.Decoder) (int, error) {
+	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder) (int, error) {
 		var in hostabi.Instance
 		err := dec.Decode(&in)
 		*out = append(*out, in)
@@ -151,7 +154,7 @@ func instanceList(out *[]hostabi.Instance) listing {
 }
 
 func uuidList(key string, out *[]string) listing {
-	return listing{key, func(dec *json.Decoder) (int, error) {
+	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder) (int, error) {
 		var u string
 		err := dec.Decode(&u)
 		*out = append(*out, u)

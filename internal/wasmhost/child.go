@@ -259,7 +259,7 @@ func (p *childProc) lastWords() string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	return ": " + s
+	return ": " + Printable(s)
 }
 
 // tail keeps the last max bytes written to it.

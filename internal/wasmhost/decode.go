@@ -6,7 +6,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
-	"github.com/rpengine/rpengine/hostabi/guest"
+	"github.com/rpengine/rpengine/hostabi/projection"
 )
 
 // importJSONProject is the host function behind guest.Project:
@@ -28,7 +28,7 @@ func jsonProject(_ context.Context, m api.Module, doc, docLen, spec, specLen, ou
 	if !ok1 || !ok2 {
 		return 0 // the guest reads an empty frame and fails
 	}
-	frame := guest.HostProject(d, s) // d and s are views: nothing keeps them
+	frame := projection.HostProject(d, s) // d and s are views: nothing keeps them
 	if uint32(len(frame)) <= outCap && !mem.Write(out, frame) {
 		return 0
 	}

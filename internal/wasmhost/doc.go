@@ -14,7 +14,13 @@
 // (internal/ops/daemon): it loads the new one beside the old and swaps
 // them between cycles.
 //
+// Answers are decoded as they stream out of the plugin, within Limits and
+// a budget of decoded memory (answer.go, guard.go); what the plugin prints
+// reaches the engine only as attributes of log records tagged with its
+// name (output.go).
+//
 // It must never hand a plugin a credential or a host resource that the ABI
-// (hostabi/ABI.md) does not grant, and never return a partial answer as a
-// success.
+// (hostabi/ABI.md) does not grant, never return a partial answer as a
+// success, never hold a whole answer before checking its limits, and never
+// copy a plugin's output to the engine's streams raw.
 package wasmhost

@@ -33,6 +33,9 @@ const (
 	maxAnswerDepth = 5
 	// maxMembers caps the members of an answer's or a record's object.
 	maxMembers = 64
+	// maxMessage caps the answer's own strings (its error, its name),
+	// which may say more than a field: an HTTP error with its URL.
+	maxMessage = 4 << 10
 )
 
 func (l Limits) withDefaults() Limits {
@@ -106,8 +109,12 @@ func (g *guard) step(c byte) error {
 			g.last = string(g.str)
 			return nil
 		}
-		if g.tokLen++; g.tokLen > g.lim.MaxField {
-			return g.fail("a string%s longer than %d bytes (plugin.max_field_length), starting \"%s\"", g.where(), g.lim.MaxField, Printable(string(g.str)))
+		if g.tokLen++; g.tokLen > g.lim.MaxField && (g.depth > 1 || g.tokLen > maxMessage) {
+			limit := g.lim.MaxField
+			if g.depth <= 1 {
+				limit = maxMessage
+			}
+			return g.fail("a string%s longer than %d bytes (plugin.max_field_length), starting \"%s\"", g.where(), limit, Printable(string(g.str)))
 		}
 		if len(g.str) < nameLen {
 			g.str = append(g.str, c)

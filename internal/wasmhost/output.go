@@ -38,6 +38,7 @@ type guestOutput struct {
 	cause   string    // first panic/fatal line of this call
 	oom     bool
 	oomLine string // Go's "runtime: out of memory: cannot allocate ..."
+	done    bool   // finish ran for this call
 }
 
 var streamNames = [2]string{"stdout", "stderr"}
@@ -58,13 +59,17 @@ func (w streamWriter) Write(b []byte) (int, error) { return w.o.write(w.i, b), n
 
 // reset starts a new call.
 func (o *guestOutput) reset() {
-	o.lines, o.tail, o.cause, o.oom, o.oomLine = 0, o.tail[:0], "", false, ""
+	o.lines, o.tail, o.cause, o.oom, o.oomLine, o.done = 0, o.tail[:0], "", false, "", false
 	o.partial[0], o.partial[1] = o.partial[0][:0], o.partial[1][:0]
 }
 
 // finish ends a call: a last unterminated line is emitted, and the count
 // of lines dropped over the cap is reported once.
 func (o *guestOutput) finish() {
+	if o.done {
+		return
+	}
+	o.done = true
 	for i := range o.partial {
 		if len(o.partial[i]) > 0 {
 			o.complete(i)
@@ -137,10 +142,13 @@ const maxQuoted = 200
 // invalid UTF-8 escaped (no part of it can start a new line of the
 // engine's output), and cut to a short prefix that says how long the
 // whole was.
-func Printable(s string) string {
+func Printable(s string) string { return printableN(s, maxQuoted) }
+
+// printableN is Printable with a prefix of n bytes.
+func printableN(s string, n int) string {
 	cut := s
-	if len(cut) > maxQuoted {
-		cut = cut[:maxQuoted]
+	if len(cut) > n {
+		cut = cut[:n]
 	}
 	var b strings.Builder
 	for i, r := range cut {

@@ -275,7 +275,7 @@ func (p *Plugin) exchange(ctx context.Context, export string, in []byte, out any
 		return err
 	}
 	if perr.Error != "" {
-		return failure(KindPlugin, "%s", Printable(perr.Error))
+		return failure(KindPlugin, "%s", printableN(perr.Error, 1024)) // the plugin's own message: room for a URL
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func (s *sandbox) start(ctx context.Context) error {
 	}
 	if out.Error.Error != "" {
 		s.discard(ctx)
-		return failure(KindPlugin, "configure: %s", Printable(out.Error.Error))
+		return failure(KindPlugin, "configure: %s", printableN(out.Error.Error, 1024))
 	}
 	s.name = out.Name
 	return nil
@@ -207,6 +207,7 @@ func (s *sandbox) exchange(ctx context.Context, export string, in []byte, sink f
 	if s.logLines > maxLogLines {
 		s.svc.log(ctx, slog.LevelWarn, fmt.Sprintf("%d log lines of this call dropped (limit %d)", s.logLines-maxLogLines, maxLogLines))
 	}
+	s.out.finish() // before the answer: the plugin host sends these notes first
 	optr, n := hostabi.Unpack(res[0])
 	if n > s.cfg.MaxResponse {
 		return s.bad(ctx, "answer of %d bytes exceeds the %d-byte cap", n, s.cfg.MaxResponse)

@@ -36,7 +36,8 @@ type answerCase struct {
 	name   string
 	memory int64 // plugin.memory_limit
 	repeat map[string]any
-	want   string // in the one error
+	attack map[string]any // a hostile plugin's config instead of repeat
+	want   string         // in the one error
 }
 
 func answerCorpus() []answerCase {
@@ -45,17 +46,21 @@ func answerCorpus() []answerCase {
 	tail := `],"complete":true}`
 	return []answerCase{
 		{"2,000,000 empty nodes", 128 << 20,
-			map[string]any{"head": head, "item": "{}", "sep": ",", "count": 2_000_000, "tail": tail}, "nodes"},
+			map[string]any{"head": head, "item": "{}", "sep": ",", "count": 2_000_000, "tail": tail}, nil, "nodes"},
 		{"10,000,000 empty nodes", 128 << 20,
-			map[string]any{"head": head, "item": "{}", "sep": ",", "count": 10_000_000, "tail": tail}, "nodes"},
+			map[string]any{"head": head, "item": "{}", "sep": ",", "count": 10_000_000, "tail": tail}, nil, "nodes"},
 		{"a 100 MiB resource class", 256 << 20,
 			map[string]any{"head": head + `{"uuid":"` + uuid + `","resource_class":"`,
-				"item": strings.Repeat("x", 1024), "count": 100 << 10, "tail": `"}` + tail}, "resource_class"},
+				"item": strings.Repeat("x", 1024), "count": 100 << 10, "tail": `"}` + tail}, nil, "resource_class"},
 		{"10,000 custom traits on one node", 128 << 20,
 			map[string]any{"head": head + `{"uuid":"` + uuid + `","resource_class":"gold","traits":[`,
-				"item": `"CUSTOM_T{i}"`, "sep": ",", "count": 10_000, "tail": `]}` + tail}, "traits"},
+				"item": `"CUSTOM_T{i}"`, "sep": ",", "count": 10_000, "tail": `]}` + tail}, nil, "traits"},
 		{"a 100 MiB error", 256 << 20,
-			map[string]any{"head": `{"error":"`, "item": strings.Repeat("e", 1024), "count": 100 << 10, "tail": `"}`}, "eeee"},
+			map[string]any{"head": `{"error":"`, "item": strings.Repeat("e", 1024), "count": 100 << 10, "tail": `"}`}, nil, "eeee"},
+		// Memory growth: the engine tree peaked at 547-641 MiB for these.
+		{"a plugin allocating without end", 128 << 20, nil, map[string]any{"attack": "hog"}, "out of memory"},
+		{"a 100 MiB answer", 128 << 20, nil, map[string]any{"attack": "huge", "mib": 100}, "list_nodes"},
+		{"live data near the limit", 128 << 20, nil, map[string]any{"attack": "near_limit", "live_mib": 100, "churn_mib": 400}, "list_nodes"},
 	}
 }
 
@@ -64,14 +69,18 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 		t.Skip("runs the engine binary on answers of up to 100 MiB")
 	}
 	bin := engineBin(t)
-	rawWasm := raw()(t)
+	rawWasm, hostileWasm := raw()(t), guesttest.Build(t, ".")
 	fake := placementfake.New(placementfake.WithSeed(3))
 	defer fake.Close()
 	dir := t.TempDir()
 	for _, c := range answerCorpus() {
 		t.Run(c.name, func(t *testing.T) {
 			fake.ResetRequests()
-			cfg := writeConfig(t, dir, fake.URL(), rawWasm, c.memory, map[string]any{"repeat": c.repeat})
+			wasm, pc := rawWasm, map[string]any{"repeat": c.repeat}
+			if c.attack != nil {
+				wasm, pc = hostileWasm, c.attack
+			}
+			cfg := writeConfig(t, dir, fake.URL(), wasm, c.memory, pc)
 			res := runOnce(t, bin, cfg)
 			t.Logf("peak RSS %d MiB (limit %d MiB + %d MiB), report %d bytes, stderr %d bytes",
 				res.maxRSS>>20, c.memory>>20, corpusSlack>>20, len(res.stdout), len(res.stderr))
@@ -81,12 +90,12 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 			if len(res.stdout) > corpusMaxJSON || len(res.stderr) > corpusMaxJSON {
 				t.Errorf("report %d bytes, stderr %d bytes; want <= %d each", len(res.stdout), len(res.stderr), corpusMaxJSON)
 			}
-			var r struct{ Errors []string }
+			var r struct{ Errors []json.RawMessage }
 			if err := json.Unmarshal(res.stdout, &r); err != nil {
 				t.Fatalf("report is not JSON: %v: %.300s", err, res.stdout)
 			}
-			if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], c.want) {
-				t.Errorf("%d errors (first %.300q), want one mentioning %q", len(r.Errors), first(r.Errors), c.want)
+			if len(r.Errors) != 1 || !strings.Contains(string(r.Errors[0]), c.want) {
+				t.Errorf("%d errors (first %.300s), want one mentioning %q", len(r.Errors), first(r.Errors), c.want)
 			}
 			for _, req := range fake.Requests() {
 				if req.Method != "GET" {
@@ -100,7 +109,7 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 		res := runOnce(t, bin, cfg)
 		var r struct {
 			Created int
-			Errors  []string
+			Errors  []json.RawMessage
 		}
 		if err := json.Unmarshal(res.stdout, &r); err != nil || r.Created != 20 || len(r.Errors) > 0 {
 			t.Fatalf("report %s (%v), stderr %s", res.stdout, err, res.stderr)
@@ -108,11 +117,11 @@ func TestHostileAnswersCostABoundedAmount(t *testing.T) {
 	})
 }
 
-func first(s []string) string {
+func first(s []json.RawMessage) string {
 	if len(s) == 0 {
 		return ""
 	}
-	return s[0]
+	return string(s[0])
 }
 
 type onceResult struct {

@@ -1,4 +1,4 @@
-package guest
+package projection
 
 // JSON projection: the host decodes a JSON document natively and hands the
 // plugin compact records holding only the fields it asked for, so bulk

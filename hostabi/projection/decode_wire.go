@@ -1,4 +1,4 @@
-package guest
+package projection
 
 import (
 	"encoding/binary"
@@ -174,3 +174,10 @@ func errorFrame(msg string) []byte {
 	binary.LittleEndian.PutUint32(out[4:], statusErr)
 	return append(out, msg...)
 }
+
+// EncodeSpec is the text of p the host reads (the guest's side).
+func EncodeSpec(p Projection) ([]byte, error) { return encodeSpec(p) }
+
+// ParseWire reads a frame the host wrote (the guest's side); it takes
+// ownership of frame.
+func ParseWire(frame []byte) (Records, error) { return parseWire(frame) }

@@ -1,4 +1,4 @@
-package guest
+package projection
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package guest
+package projection
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func TestProjectReadsRequestedFields(t *testing.T) {
 	  {"uuid": "b\u00e9\n", "maintenance": false, "traits": [], "extra": {"k": [1, 2, {"z": null}]}},
 	  {}
 	 ], "next": "http://h/v1/nodes?marker=b"}`
-	r, err := Project([]byte(doc), nodeProjection)
+	r, err := ProjectLocal([]byte(doc), nodeProjection)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestProjectRefusesDocumentsOfTheWrongShape(t *testing.T) {
 		{`{"nodes": [], "next": {}}`, "next is a JSON object, want a string or null"},
 	}
 	for _, c := range cases {
-		_, err := Project([]byte(c.doc), nodeProjection)
+		_, err := ProjectLocal([]byte(c.doc), nodeProjection)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.doc, err, c.want)
 		}
@@ -76,7 +76,7 @@ func TestProjectRefusesDocumentsOfTheWrongShape(t *testing.T) {
 }
 
 func TestProjectTopOnlyAndEmptyArray(t *testing.T) {
-	r, err := Project([]byte(`{"version": "1.82", "ok": true}`),
+	r, err := ProjectLocal([]byte(`{"version": "1.82", "ok": true}`),
 		Projection{Top: []Field{{"version", KindString}, {"ok", KindBool}, {"gone", KindString}}})
 	if err != nil {
 		t.Fatal(err)
@@ -84,14 +84,14 @@ func TestProjectTopOnlyAndEmptyArray(t *testing.T) {
 	if r.Len() != 0 || r.TopString(0) != "1.82" || !r.TopBool(1) || r.TopState(2) != Absent {
 		t.Fatalf("got %d %q %v %v", r.Len(), r.TopString(0), r.TopBool(1), r.TopState(2))
 	}
-	r, err = Project([]byte(`{"nodes": []}`), nodeProjection)
+	r, err = ProjectLocal([]byte(`{"nodes": []}`), nodeProjection)
 	if err != nil || r.Len() != 0 || r.TopState(0) != Absent {
 		t.Fatalf("empty page: %v %d", err, r.Len())
 	}
 }
 
 func TestProjectLastDuplicateWins(t *testing.T) {
-	r, err := Project([]byte(`{"nodes": [{"uuid": "x", "uuid": "y"}], "next": "1", "next": "2"}`), nodeProjection)
+	r, err := ProjectLocal([]byte(`{"nodes": [{"uuid": "x", "uuid": "y"}], "next": "1", "next": "2"}`), nodeProjection)
 	if err != nil {
 		t.Fatal(err)
 	}
