@@ -112,14 +112,12 @@ func (r *Runner) checkConverged(c int, ps map[string]placementfake.ProviderState
 			r.pass(invConverged, slices.Contains(p.Traits, t), c, u, "missing trait "+t, log)
 		}
 		for _, t := range p.Traits {
-			if slices.Contains(w.traits, t) || r.foreignTraits[u][t] {
-				continue
-			}
-			if r.tolerated[u][t] {
+			wanted := slices.Contains(w.traits, t) || r.foreignTraits[u][t]
+			if !wanted && r.tolerated[u][t] {
 				r.stale[u+" "+t] = true
 				continue
 			}
-			r.pass(invNoLeftovers, false, c, u, "extra trait "+t, log)
+			r.pass(invNoLeftovers, wanted, c, u, "extra trait "+t, log)
 		}
 		for _, a := range r.pol.Aggregates {
 			r.pass(invConverged, slices.Contains(p.Aggregates, a), c, u, "missing aggregate "+a, log)
@@ -143,6 +141,7 @@ func (r *Runner) checkReaped(c int, ps map[string]placementfake.ProviderState, l
 		switch {
 		case !exists:
 			r.pass(invReaped, true, c, n.UUID, "", nil)
+			r.pass(invNoLeftovers, true, c, n.UUID, "", nil)
 		case !slices.Contains(p.Traits, r.pol.OwnerTrait) && r.recordLost[n.UUID]:
 			// Created before a crash that also deleted the state file: it
 			// cannot be proven ours, so it is never deleted.
