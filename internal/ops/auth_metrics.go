@@ -60,3 +60,16 @@ func (m *Metrics) loginFailures() float64 {
 	}
 	return float64(n)
 }
+
+// AuthHealth is the session as the status page shows it.
+type AuthHealth struct {
+	Keystone      bool      // false: noauth, nothing to expire
+	Expires       time.Time // when the current token expires
+	LoginFailures int64     // failed re-authentications, reloads included
+}
+
+// Auth reports the current session's health.
+func (m *Metrics) Auth() AuthHealth {
+	exp := m.tokenExpiry()
+	return AuthHealth{Keystone: exp > 0, Expires: time.Unix(int64(exp), 0), LoginFailures: int64(m.loginFailures())}
+}

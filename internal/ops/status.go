@@ -56,6 +56,7 @@ type page struct {
 	Matched  int
 	Facets   Facets
 	Listings []ListingHealth
+	Auth     AuthHealth
 }
 
 // maxRows caps the node table: a search narrows it further.
@@ -78,6 +79,9 @@ type stateCount struct {
 func (o *Ops) ServeStatus(w http.ResponseWriter, r *http.Request) {
 	s := o.Snapshot()
 	p := page{Status: s, Nodes: nodeCounts(s.Cycles), Chart: chart(s.Cycles), Filter: filterFrom(r), Listings: o.Listings()}
+	if o.Metrics != nil {
+		p.Auth = o.Metrics.Auth()
+	}
 	p.Rows, p.Matched, p.Facets = o.Nodes(p.Filter, maxRows)
 	if len(s.Cycles) > 0 {
 		p.Last = &s.Cycles[0]
