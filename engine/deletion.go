@@ -29,7 +29,7 @@ const OpDelete Op = "delete_provider"
 // DeleteGrace apart, the owner marker still ours just before the delete,
 // and no allocations. Too many at once is treated as a fault upstream.
 func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned map[string]placement.Generation, round int64, dry bool, r *Report) {
-	candidates := vanished(nodes, owned)
+	candidates := e.ownCandidates(vanished(nodes, owned), r)
 	if len(candidates) == 0 {
 		return
 	}
@@ -251,4 +251,24 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 		}
 	}
 	return fmt.Errorf("gave up after %d conflicts", e.opts.MaxAttempts)
+}
+
+// ownCandidates keeps the candidates written for this engine's plugin
+// (or before plugins were recorded); the others are kept and reported
+// once per cycle, since no other plugin can vouch for their nodes.
+func (e *Engine) ownCandidates(candidates []string, r *Report) []string {
+	var own, other []string
+	for _, u := range candidates {
+		if k, _ := e.state.get(u); k.Plugin != "" && e.opts.Plugin != "" && k.Plugin != e.opts.Plugin {
+			other = append(other, u)
+		} else {
+			own = append(own, u)
+		}
+	}
+	if len(other) > 0 {
+		e.kept(other, ReasonOtherPlugin, "written for another plugin's node; only that plugin can prove it gone")
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d providers were written from another plugin and are kept: "+
+			"run that plugin to have them proven gone, or delete them by hand", len(other)))
+	}
+	return own
 }

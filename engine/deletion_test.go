@@ -148,3 +148,30 @@ func TestOverDeleteLimitReservesTheProvenGone(t *testing.T) {
 		}
 	}
 }
+
+// After a plugin swap, the old plugin's providers are kept: the new
+// plugin's "gone" is no proof for nodes it never listed. The old plugin,
+// back, proves them gone as usual.
+func TestAnotherPluginCannotProveAProviderGone(t *testing.T) {
+	r := newRig(t, 3)
+	r.opts.Plugin = "ironic"
+	r.restart()
+	r.cleanCycle()
+	r.opts.Plugin = "vmware"
+	r.restart()
+	r.src.set(func(s *source) {
+		s.nodes = s.nodes[:2]
+		s.gone[nodeUUID(2)] = true
+	})
+	for range 3 {
+		if rep := r.cycle(); rep.Deleted != 0 || len(rep.Warnings) == 0 {
+			t.Fatalf("another plugin's proof deleted or went unreported: %+v", rep)
+		}
+	}
+	r.opts.Plugin = "ironic"
+	r.restart()
+	r.cycle()
+	if rep := r.cycle(); rep.Deleted != 1 {
+		t.Fatalf("the plugin that wrote it, back: %+v", rep)
+	}
+}

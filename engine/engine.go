@@ -37,6 +37,11 @@ type Options struct {
 	// or deletion starts, and syncs under way finish, so a SIGTERM leaves
 	// no provider half-written. The cycle reports what it skipped.
 	Stop <-chan struct{}
+	// Plugin names the inventory plugin (its describe name). Providers
+	// are recorded with it, and a provider written for another plugin's
+	// node is never deleted on this one's proof: after a plugin swap the
+	// old plugin's providers are kept, not judged by a stranger.
+	Plugin string
 	// Clock tells the time for DeleteGrace; nil: the system clock.
 	Clock Clock
 	// Observer, if set, receives the engine's events (events.go), after

@@ -50,6 +50,7 @@ const (
 	ReasonRefused           = "placement_refused"   // Placement refused the delete (a child provider...): reserved instead
 	ReasonMarkerGone        = "owner_marker_gone"   // no longer carries our owner trait
 	ReasonGrace             = "delete_grace"        // second proof came before delete_grace passed
+	ReasonOtherPlugin       = "other_plugin"        // written from another plugin, which alone may prove its node gone
 )
 
 // Outcome is what one cycle did (or, in a plan, would do) with one node.

@@ -29,6 +29,9 @@ type known struct {
 	// marking it as its own (record.go): a crash in between must not leave
 	// an unmarked provider nobody manages.
 	Pending bool `json:",omitempty"`
+	// Plugin names the plugin whose node this provider was written for:
+	// only that plugin may prove the node gone ("" before this was kept).
+	Plugin string `json:",omitempty"`
 }
 
 // State holds, between cycles and between processes (through an optional
@@ -180,7 +183,7 @@ func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound, Pending: k.Pending}
+		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound, Pending: k.Pending, Plugin: k.Plugin}
 	}
 	s.mu.Unlock()
 }

@@ -87,7 +87,8 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		}
 		switch {
 		case err == nil:
-			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates}}
+			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates},
+				Plugin: e.opts.Plugin}
 			if fresh || len(ws) > 0 || !sameKnown(prev, now) {
 				e.state.put(d.UUID, now) // an idle provider leaves the cache clean: no save
 			}
@@ -352,7 +353,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // sameKnown compares what a put would change when the observation came
 // from the cache unchanged.
 func sameKnown(a, b known) bool {
-	return a.GoneSince.IsZero() && !a.Pending && slices.Equal(a.Retained, b.Retained) &&
+	return a.GoneSince.IsZero() && !a.Pending && a.Plugin == b.Plugin && slices.Equal(a.Retained, b.Retained) &&
 		slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates)
 }
 

@@ -89,7 +89,9 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*world, error) {
 		return nil, l.err
 	}
 	plugin := l.p
-	eng := engine.New(plugin, pc, policy(cfg), options(cfg), state, log)
+	opts := options(cfg)
+	opts.Plugin = plugin.Name()
+	eng := engine.New(plugin, pc, policy(cfg), opts, state, log)
 	return &world{cfg: cfg, pc: pc, plugin: plugin, eng: eng, cloud: c}, nil
 }
 

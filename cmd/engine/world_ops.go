@@ -77,6 +77,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	opts := options(cfg)
 	opts.Progress = o.Progress(log, progressEvery)
 	opts.Stop = stop
+	opts.Plugin = plugin.Name()
 	opts.Observer = o
 	// Stoppable outside Timed, so a call ended by the stop counts as
 	// "canceled", not as a plugin error.
