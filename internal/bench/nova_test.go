@@ -44,12 +44,13 @@ func TestNovaSideBySide(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			rows = append(rows, sideBySide(t, bin, plugin, ironicURL, ic, nodes, rounds)...)
 		})
-	}
-	md := novaMarkdown(rows, rounds)
-	t.Log("\n" + md)
-	if out := os.Getenv("RPBENCH_NOVA_OUT"); out != "" {
-		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
-			t.Fatal(err)
+		// after each size, so a long run stopped early keeps what it measured
+		md := novaMarkdown(rows)
+		t.Log("\n" + md)
+		if out := os.Getenv("RPBENCH_NOVA_OUT"); out != "" {
+			if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -227,7 +228,7 @@ func envInts(t *testing.T, name, def string) []int {
 	return out
 }
 
-func novaMarkdown(rows []novaRow, rounds int) string {
+func novaMarkdown(rows []novaRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| nodes | step (rounds) | nova Placement requests | engine requests | nova / engine | nova CPU s | engine CPU s | nova / engine | nova wall s | engine wall s |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")

@@ -5,7 +5,9 @@
 # a private MariaDB (its own datadir and unix socket under DIR, no TCP,
 # Debian's defaults otherwise: InnoDB, flush at every commit) and uWSGI
 # with WORKERS (default 4) single-threaded worker processes, as Debian's
-# placement-api under uwsgi or mod_wsgi runs it. noauth2 (token "admin").
+# placement-api under uwsgi or mod_wsgi runs it; HTTP/1.1 keep-alive (a
+# plain --http-socket closes each connection, which a client reusing it
+# sees as a reset). noauth2 (token "admin").
 # Prints the URL when Placement answers. Stop it with stop.sh DIR.
 set -eu
 
@@ -56,7 +58,7 @@ CONF
 placement-manage --config-file "$dir/placement.conf" db sync > "$dir/dbsync.log" 2>&1
 
 OS_PLACEMENT_CONFIG_DIR=$dir uwsgi --plugin python3 --master --lazy-apps --die-on-term \
-	--processes "$workers" --threads 1 --http-socket "127.0.0.1:$port" --listen 100 \
+	--processes "$workers" --threads 1 --http11-socket "127.0.0.1:$port" --listen 100 \
 	--wsgi-file "$here/app.py" --pidfile "$dir/uwsgi.pid" --daemonize "$dir/uwsgi.log" \
 	--disable-logging
 
