@@ -116,8 +116,10 @@ bench: build plugins bench-deps
 	RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=$(BENCH_NOVA_SIZES) RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=$(CURDIR)/build/bench-nova.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test -timeout 90m -run 'TestNovaSideBySide$$' -v ./internal/bench/
+	RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
+		$(GO) test -timeout 40m -run 'TestReshaperBench$$' -v ./internal/bench/
 	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
-		-nova build/bench-nova.md $(BENCH_CURVE) -command "make bench BENCH=$(BENCH)"
+		-nova build/bench-nova.md -reshaper build/bench-reshaper.md $(BENCH_CURVE) -command "make bench BENCH=$(BENCH)"
 	scripts/bench-go.sh >> BENCHMARKS.md
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and

@@ -29,6 +29,7 @@ func main() {
 	curveN := flag.Int("curve-nodes", 1000, "cold-start curve: fleet size on each Placement (0: skip)")
 	curveC := flag.String("curve", "1,2,4,8,16", "cold-start curve: concurrencies")
 	curveR := flag.Int("curve-rounds", 2, "cold-start curve: rounds at each concurrency")
+	reshaperMD := flag.String("reshaper", "", "Markdown table of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
 	command := flag.String("command", "make bench", "the command named in the report")
 	flag.Parse()
 	ctx := context.Background()
@@ -40,6 +41,14 @@ func main() {
 	var sections []bench.Section
 	if *novaMD != "" {
 		s, err := novaSection(*novaMD)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rpbench:", err)
+			os.Exit(1)
+		}
+		sections = append(sections, s)
+	}
+	if *reshaperMD != "" {
+		s, err := reshaperSection(*reshaperMD)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "rpbench:", err)
 			os.Exit(1)

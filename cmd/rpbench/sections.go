@@ -35,6 +35,23 @@ Rerun: ` + "`RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=50,200 RPBENCH_NOVA_ROUNDS=3 RPBE
 	return bench.Section{Title: "nova 26.2.2 side by side (measured)", Body: body}, nil
 }
 
+func reshaperSection(path string) (bench.Section, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return bench.Section{}, fmt.Errorf("-reshaper: %w", err)
+	}
+	body := `Experiment (bench-only, internal/bench/reshaper.go; the engine is unchanged): create new providers with POST and
+PUT traits as before, but write the inventories of each batch of 50 new providers in one ` + "`POST /reshaper`" + `
+(microversion 1.30, empty allocations): 2 + 1/50 requests per provider instead of 3. Compared with the per-provider
+writes of the bare client (internal/bench/bare.go) at the same concurrency (4), fresh uuids, alternating which goes
+first; each Placement started fresh. Shared 2-CPU machine with other agents: rates ±50 %; the ratio is paired per
+round. TestReshaperWrites checks the end state (each provider's inventory equal to the per-provider write's).
+Rerun: ` + "`RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2 RPBENCH_RESHAPER_OUT=reshaper.md go test ./internal/bench -run TestReshaperBench -v -timeout 40m`" + `.
+
+` + string(b)
+	return bench.Section{Title: "POST /reshaper for new providers' inventories (experiment)", Body: body}, nil
+}
+
 // curveSection measures the cold-start curve on the production-shaped
 // Placement and on the single-process sqlite one, and draws it next to
 // the report.
