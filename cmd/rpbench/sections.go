@@ -66,12 +66,12 @@ func curveSection(ctx context.Context, root, out string, n int, concList string,
 	}
 	salt := uint32(os.Getpid()) << 12
 	type kind struct {
-		label, color string
-		start        func() (*bench.Child, error)
+		label, short, color string
+		start               func() (*bench.Child, error)
 	}
 	kinds := []kind{
-		{"uWSGI 4 workers + MariaDB", "#1f77b4", func() (*bench.Child, error) { return bench.StartProd(root, 18781, 4) }},
-		{"single process + sqlite", "#ff7f0e", func() (*bench.Child, error) { return bench.StartReal(root, 18783) }},
+		{"uWSGI 4 workers + MariaDB", "uWSGI+MariaDB", "#1f77b4", func() (*bench.Child, error) { return bench.StartProd(root, 18781, 4) }},
+		{"single process + sqlite", "sqlite", "#ff7f0e", func() (*bench.Child, error) { return bench.StartReal(root, 18783) }},
 	}
 	var rows []bench.Row
 	var series []bench.Series
@@ -88,8 +88,8 @@ func curveSection(ctx context.Context, root, out string, n int, concList string,
 		}
 		rows = append(rows, bench.CurveRows("Placement 8.0, "+k.label, n, pts)...)
 		series = append(series,
-			bench.Series{Name: "engine, " + strings.Split(k.label, " ")[0], Color: k.color, Points: pts},
-			bench.Series{Name: "bare, " + strings.Split(k.label, " ")[0], Color: k.color, Dashed: true, Bare: true, Points: pts})
+			bench.Series{Name: "engine, " + k.short, Color: k.color, Points: pts},
+			bench.Series{Name: "bare, " + k.short, Color: k.color, Dashed: true, Bare: true, Points: pts})
 	}
 	svgName := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out)) + "-cold-curve.svg"
 	var svg bytes.Buffer

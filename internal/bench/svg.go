@@ -18,7 +18,7 @@ type Series struct {
 // PlotSVG draws rate against concurrency (evenly spaced, as the
 // concurrencies double) for every series, by hand: no dependency.
 func PlotSVG(w io.Writer, title string, series []Series) {
-	const W, H, left, right, top, bottom = 640, 360, 60, 170, 30, 40
+	const W, H, left, right, top, bottom = 680, 360, 60, 200, 30, 40
 	var concs []int
 	ymax := 1.0
 	for _, s := range series {
@@ -35,8 +35,8 @@ func PlotSVG(w io.Writer, title string, series []Series) {
 	y := func(v float64) float64 { return top + ph*(1-v/ymax) }
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", W, H)
 	fmt.Fprintf(w, `<rect width="%d" height="%d" fill="white"/><text x="%d" y="18" font-size="14">%s</text>`+"\n", W, H, left, title)
-	for i := 0; i <= 4; i++ {
-		v := ymax * float64(i) / 4
+	for i := 0; i <= 5; i++ {
+		v := ymax * float64(i) / 5
 		fmt.Fprintf(w, `<line x1="%d" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%.0f</text>`+"\n",
 			left, left+pw, y(v), y(v), left-6, y(v)+4, v)
 	}
