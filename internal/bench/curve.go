@@ -15,7 +15,8 @@ type CurvePoint struct {
 
 // ColdCurve creates n new providers with the engine and n with the bare
 // client at each concurrency, rounds times, alternating which goes first
-// (the database grows as it runs). Each run uses fresh uuids.
+// (the database grows as it runs, and a shared machine's load drifts).
+// Each run uses fresh uuids.
 func ColdCurve(ctx context.Context, url string, n, rounds int, concs []int, salt uint32) ([]CurvePoint, error) {
 	var out []CurvePoint
 	for ci, c := range concs {
@@ -43,7 +44,7 @@ func ColdCurve(ctx context.Context, url string, n, rounds int, concs []int, salt
 				return nil
 			}
 			first, second := eng, bare
-			if r%2 == 1 {
+			if (r+ci)%2 == 1 { // alternate by round and by point: the load drifts
 				first, second = bare, eng
 			}
 			if err := first(); err != nil {
