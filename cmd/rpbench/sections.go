@@ -105,7 +105,7 @@ func curveSection(ctx context.Context, root, out string, n int, concList string,
 	fmt.Fprintf(&b, "(scripts/placement-prod). Shared 2-CPU machine (other agents running): rates are ±50 %%, the engine/bare\n")
 	fmt.Fprintf(&b, "ratio is measured in the same round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -curve-nodes %d -curve %s -curve-rounds %d -out BENCHMARKS.md`.\n\n", n, concList, rounds)
 	fmt.Fprintf(&b, "![cold-start rate against engine.concurrency](%s)\n\n", svgName)
-	fmt.Fprintln(&b, "| figure | fleet | engine / bare = ratio | goal | met |\n|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met |\n|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met)
 	}

@@ -71,9 +71,9 @@ func CurveRows(label string, n int, pts []CurvePoint) []Row {
 		}
 		rt := SpreadOf(ratios)
 		rows = append(rows, Row{
-			Metric: fmt.Sprintf("cold start at concurrency %d: engine / bare client (providers/s, min / median / max of %d rounds)", p.Concurrency, len(p.Engine)),
+			Metric: fmt.Sprintf("cold start at concurrency %d, providers/s (min / median / max of %d rounds)", p.Concurrency, len(p.Engine)),
 			Fleet:  fmt.Sprintf("%d (%s)", n, label),
-			Value:  fmt.Sprintf("%s / %s = %s", e.Format("%.1f"), b.Format("%.1f"), rt.Format("%.2f")),
+			Value:  fmt.Sprintf("engine %s; bare %s; ratio %s", e.Format("%.1f"), b.Format("%.1f"), rt.Format("%.2f")),
 			Goal:   "≥ 0.9", Met: verdict(rt.Med >= 0.9),
 		})
 	}
