@@ -25,11 +25,43 @@ func main() {
 	engineBin := flag.String("engine", "bin/engine", "engine binary")
 	plugin := flag.String("plugin", "build/plugins/fake.wasm", "fake plugin")
 	root := flag.String("root", ".", "repository root (for scripts/)")
+	novaMD := flag.String("nova", "", "Markdown table of nova side by side (TestNovaSideBySide's RPBENCH_NOVA_OUT) to include")
+	curveN := flag.Int("curve-nodes", 1000, "cold-start curve: fleet size on each Placement (0: skip)")
+	curveC := flag.String("curve", "1,2,4,8,16", "cold-start curve: concurrencies")
+	curveR := flag.Int("curve-rounds", 2, "cold-start curve: rounds at each concurrency")
+	reshaperMD := flag.String("reshaper", "", "Markdown table of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
+	command := flag.String("command", "make bench", "the command named in the report")
 	flag.Parse()
-	rows, notes, err := all(context.Background(), *sizes, *real, *engineBin, *plugin, *root)
+	ctx := context.Background()
+	rows, notes, err := all(ctx, *sizes, *real, *engineBin, *plugin, *root)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rpbench:", err)
 		os.Exit(1)
+	}
+	var sections []bench.Section
+	if *novaMD != "" {
+		s, err := novaSection(*novaMD)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rpbench:", err)
+			os.Exit(1)
+		}
+		sections = append(sections, s)
+	}
+	if *reshaperMD != "" {
+		s, err := reshaperSection(*reshaperMD)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rpbench:", err)
+			os.Exit(1)
+		}
+		sections = append(sections, s)
+	}
+	if *curveN > 0 {
+		s, err := curveSection(ctx, *root, *out, *curveN, *curveC, *curveR)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "rpbench:", err)
+			os.Exit(1)
+		}
+		sections = append(sections, s)
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -37,8 +69,8 @@ func main() {
 		os.Exit(1)
 	}
 	defer f.Close()
-	bench.Write(f, "make bench", rows, notes)
-	bench.Write(os.Stdout, "make bench", rows, notes)
+	bench.Write(f, *command, rows, notes, sections...)
+	bench.Write(os.Stdout, *command, rows, notes, sections...)
 }
 
 func all(ctx context.Context, sizes string, realN int, bin, plugin, root string) ([]bench.Row, []string, error) {
@@ -80,7 +112,6 @@ func all(ctx context.Context, sizes string, realN int, bin, plugin, root string)
 		}); err != nil {
 			return nil, nil, err
 		}
-		rows = append(rows, bench.Nova(n, time.Minute))
 	}
 	if realN > 0 {
 		fmt.Fprintf(os.Stderr, "rpbench: real Placement at %d nodes\n", realN)

@@ -115,13 +115,3 @@ func medianF(xs []float64) float64 {
 	}
 	return Median(ds).Seconds()
 }
-
-// Nova computes the incumbent's Placement traffic for the same fleet from
-// its documented behaviour: every provider's associations (provider,
-// inventory, traits, aggregates) re-read each 300 s, about 3.5 GETs per
-// provider (shared/reference/incumbent.md, row 22).
-func Nova(n int, interval time.Duration) Row {
-	perCycle := 3.5 * float64(n) * interval.Seconds() / 300
-	return Row{fmt.Sprintf("nova: Placement GETs per %s cycle, idle (computed)", interval), fmt.Sprint(n),
-		fmt.Sprintf("%.0f (ours: 1)", perCycle), "", ""}
-}

@@ -94,6 +94,14 @@ func (n *Nova) Periodic(t testing.TB, startup bool) time.Duration {
 	return time.Duration(a.Seconds * float64(time.Second))
 }
 
+// PeriodicCost is Periodic with the CPU time nova's process spent in it
+// (user+system, threads included), for the bench.
+func (n *Nova) PeriodicCost(t testing.TB, startup bool) (wall, cpu time.Duration) {
+	t.Helper()
+	a := n.do(t, map[string]any{"op": "periodic", "startup": startup})
+	return time.Duration(a.Seconds * float64(time.Second)), time.Duration(a.CPUSeconds * float64(time.Second))
+}
+
 // RefreshDue makes the next periodic refresh every provider's
 // associations (traits, aggregates, inventory) from Placement, as
 // [compute] resource_provider_association_refresh (300 s) does.
@@ -120,9 +128,10 @@ func (n *Nova) Stop() {
 }
 
 type answer struct {
-	OK      bool    `json:"ok"`
-	Error   string  `json:"error"`
-	Seconds float64 `json:"seconds"`
+	OK         bool    `json:"ok"`
+	Error      string  `json:"error"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
 func (n *Nova) do(t testing.TB, cmd map[string]any) answer {

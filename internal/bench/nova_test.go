@@ -1,0 +1,245 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpengine/rpengine/internal/ironictest"
+	"github.com/rpengine/rpengine/internal/novatest"
+	"github.com/rpengine/rpengine/internal/placementtest"
+	"github.com/rpengine/rpengine/internal/plugintest"
+)
+
+// TestNovaSideBySide measures nova 26.2.2's own reporting path
+// (ComputeManager.update_available_resource with the Ironic driver,
+// internal/novatest) and the engine (`engine once`, Ironic plugin in Wasm,
+// state file) over the same real Ironic, each with a fresh real Placement,
+// both behind one counting proxy. It is a bench, not a test: `make bench`
+// runs it with RPBENCH_NOVA=1 and RPBENCH_NOVA_OUT=<markdown file>. It
+// fails only when a side errs or leaves Placement without a provider.
+func TestNovaSideBySide(t *testing.T) {
+	if os.Getenv("RPBENCH_NOVA") != "1" {
+		t.Skip("RPBENCH_NOVA unset: `make bench` runs it")
+	}
+	sizes := envInts(t, "RPBENCH_NOVA_SIZES", "50,200")
+	rounds := envInts(t, "RPBENCH_NOVA_ROUNDS", "3")[0]
+	ironicURL := ironictest.StartReal(t)
+	ic := ironictest.NewClient(t, ironicURL)
+	plugin := plugintest.Build(t, "plugins/ironic")
+	bin := engineBinary(t)
+	var nodes []string
+	var rows []novaRow
+	for _, n := range sizes {
+		nodes = addNodes(t, ic, nodes, n)
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			rows = append(rows, sideBySide(t, bin, plugin, ironicURL, ic, nodes, rounds)...)
+		})
+		// after each size, so a long run stopped early keeps what it measured
+		md := novaMarkdown(rows)
+		t.Log("\n" + md)
+		if out := os.Getenv("RPBENCH_NOVA_OUT"); out != "" {
+			if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// novaRow is one step at one fleet size: per side, requests and client
+// CPU and wall of each round.
+type novaRow struct {
+	n                     int
+	step                  string
+	novaReq, engReq       []float64
+	novaCPU, engCPU       []float64 // seconds
+	novaWall, engWall     []float64
+	novaWrites, engWrites []float64
+}
+
+func sideBySide(t *testing.T, bin, plugin, ironicURL string, ic *ironictest.Client, nodes []string, rounds int) []novaRow {
+	c := NewCounter()
+	defer c.Close()
+	novaURL, err := c.Side("nova", placementtest.StartReal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	engURL, err := c.Side("engine", placementtest.StartReal(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engineConfig(t, engURL, plugin, ironicURL)
+	nova := novatest.Start(t, filepath.Join(t.TempDir(), "nova"), ironicURL, novaURL, novatest.Options{})
+	c.Take("nova") // start-up reads (GET /) are not a cycle
+	n := len(nodes)
+	var rows []novaRow
+	step := func(name string, startup bool, times int, before func()) {
+		r := novaRow{n: n, step: name}
+		for range times {
+			if before != nil {
+				before()
+			}
+			wall, cpu := nova.PeriodicCost(t, startup)
+			nc := c.Take("nova")
+			ew, ecpu := engineOnce(t, bin, cfg)
+			ec := c.Take("engine")
+			r.novaReq, r.engReq = append(r.novaReq, float64(nc.Total)), append(r.engReq, float64(ec.Total))
+			r.novaWrites, r.engWrites = append(r.novaWrites, float64(nc.Writes)), append(r.engWrites, float64(ec.Writes))
+			r.novaCPU, r.engCPU = append(r.novaCPU, cpu.Seconds()), append(r.engCPU, ecpu.Seconds())
+			r.novaWall, r.engWall = append(r.novaWall, wall.Seconds()), append(r.engWall, ew.Seconds())
+		}
+		rows = append(rows, r)
+	}
+	step("first cycle, no providers", true, 1, nil)
+	if errs := nova.Errors(); len(errs) > 0 {
+		t.Fatalf("nova logged errors: %s", errs[0])
+	}
+	for _, url := range []string{novaURL, engURL} {
+		if got := countProviders(t, url); got != n {
+			t.Fatalf("%s: %d providers for %d nodes", url, got, n)
+		}
+	}
+	step("idle cycle", false, rounds, nil)
+	step("idle cycle, association refresh due (every 300 s)", false, 1, func() { nova.RefreshDue(t) })
+	flip := true
+	step("one node into or out of maintenance", false, 2, func() { ic.Maintenance(t, nodes[0], flip); flip = !flip })
+	return rows
+}
+
+// engineOnce runs one `engine once` process: its wall and CPU (user +
+// system of the whole process: start-up, plugin load from the warm
+// compile cache, listing, cycle).
+func engineOnce(t *testing.T, bin, cfg string) (time.Duration, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(bin, "once", "--config", cfg)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("engine once: %v\n%s", err, tail(out.Bytes()))
+	}
+	wall := time.Since(start)
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return wall, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func engineConfig(t *testing.T, placementURL, plugin, ironicURL string) string {
+	dir := t.TempDir()
+	text := fmt.Sprintf(`[engine]
+id = "bench-nova"
+state_file = "state.json"
+
+[provider]
+marker_traits = ["COMPUTE_NODE"]
+
+[placement]
+endpoint = %q
+token = "admin"
+
+[plugin]
+path = %q
+timeout = "120s"
+cache_dir = %q
+
+[plugin.services]
+baremetal = %q
+`, placementURL, plugin, plugintest.CacheDir(), ironicURL)
+	path := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func engineBinary(t *testing.T) string {
+	if p := os.Getenv("RPENGINE_ENGINE_BIN"); p != "" {
+		return p
+	}
+	p := filepath.Join(t.TempDir(), "engine")
+	cmd := exec.Command("go", "build", "-o", p, "./cmd/engine")
+	cmd.Dir = plugintest.RepoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build engine: %v\n%s", err, out)
+	}
+	return p
+}
+
+// addNodes enrolls nodes into the real Ironic until there are n, each
+// made available (manage, provide, power on), four at a time.
+func addNodes(t *testing.T, ic *ironictest.Client, have []string, n int) []string {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done() // also when a helper's t.Fatal ends this goroutine
+			for i := range work {
+				u := ic.Create(t, ironictest.Spec{Name: fmt.Sprintf("bench-%d", i), ResourceClass: "baremetal-gold"})
+				ic.Available(t, u)
+				mu.Lock()
+				have = append(have, u)
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := len(have); i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if t.Failed() || len(have) != n {
+		t.Fatalf("enrolled %d of %d nodes", len(have), n)
+	}
+	return have
+}
+
+func countProviders(t *testing.T, url string) int {
+	t.Helper()
+	b, err := do(t.Context(), http.DefaultClient, "GET", url+"/resource_providers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), `"uuid"`)
+}
+
+func envInts(t *testing.T, name, def string) []int {
+	v := os.Getenv(name)
+	if v == "" {
+		v = def
+	}
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+func novaMarkdown(rows []novaRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| nodes | step (rounds) | nova Placement requests | engine requests | nova / engine | nova CPU s | engine CPU s | nova / engine | nova wall s | engine wall s |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		nr, er := SpreadOf(r.novaReq), SpreadOf(r.engReq)
+		nc, ec := SpreadOf(r.novaCPU), SpreadOf(r.engCPU)
+		fmt.Fprintf(&b, "| %d | %s (%d) | %s (%s writes) | %s (%s writes) | %s | %s | %s | %s | %s | %s |\n",
+			r.n, r.step, len(r.novaReq), nr.Format("%.0f"), SpreadOf(r.novaWrites).Format("%.0f"),
+			er.Format("%.0f"), SpreadOf(r.engWrites).Format("%.0f"), Ratio(nr, er),
+			nc.Format("%.2f"), ec.Format("%.2f"), Ratio(nc, ec),
+			SpreadOf(r.novaWall).Format("%.2f"), SpreadOf(r.engWall).Format("%.2f"))
+	}
+	return b.String()
+}
