@@ -162,9 +162,9 @@ func checkListInstances(ctx context.Context, s *suite) error {
 	seen := map[string]bool{}
 	for _, in := range s.insts {
 		switch {
-		case !isUUID(in.UUID):
+		case !hostabi.ValidUUID(in.UUID):
 			bad = append(bad, fmt.Sprintf("instance uuid %q is not a uuid", cut(in.UUID)))
-		case !isUUID(in.NodeUUID):
+		case !hostabi.ValidUUID(in.NodeUUID):
 			bad = append(bad, fmt.Sprintf("instance %s: node_uuid %q is not a uuid", in.UUID, cut(in.NodeUUID)))
 		case seen[in.UUID]:
 			bad = append(bad, fmt.Sprintf("instance %s listed twice", in.UUID))

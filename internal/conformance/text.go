@@ -66,24 +66,6 @@ func diff(a, b map[string]string) string {
 	return examples(msgs)
 }
 
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
-			return false
-		}
-	}
-	return true
-}
-
 func serviceNames(s []hostabi.Service) string {
 	names := make([]string, len(s))
 	for i, svc := range s {
