@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/rpengine/rpengine/internal/auth/keystonetest"
 	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/plugintest"
 )
 
 // keystoneTOML is an [auth] table for the fake Keystone; Placement and
@@ -121,4 +126,36 @@ func TestValidateNamesRefusedCredentials(t *testing.T) {
 		!strings.Contains(errb.String(), "credentials refused (401)") || strings.Contains(errb.String(), "wrong-password") {
 		t.Fatalf("exit %d\n%s", code, errb.String())
 	}
+}
+
+// keystoneCloud is a fake Keystone whose catalog names a fake Placement
+// and the real Ironic at ironicURL (behind a proxy), as a cloud would.
+func keystoneCloud(t *testing.T, ironicURL string) (*keystonetest.Server, *placementfake.Server) {
+	t.Helper()
+	ks := keystonetest.New()
+	t.Cleanup(ks.Close)
+	fake := placementfake.New()
+	t.Cleanup(fake.Close)
+	ks.Mount("placement", "placement", fake)
+	target, _ := url.Parse(ironicURL)
+	ks.Mount("baremetal", "baremetal", httputil.NewSingleHostReverseProxy(target))
+	return ks, fake
+}
+
+// ironicConfig writes a config for the Ironic plugin as engine id, with
+// password auth at ks, and returns its path.
+func ironicConfig(t *testing.T, id string, ks *keystonetest.Server) string {
+	t.Helper()
+	text := fmt.Sprintf(`[engine]
+id = %q
+state_file = "state.json"
+[plugin]
+path = %q
+cache_dir = %q
+%s`, id, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), keystoneTOML(ks, keystonetest.Password))
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

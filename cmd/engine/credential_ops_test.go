@@ -2,18 +2,10 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net/http/httputil"
-	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
 	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementfake"
-	"github.com/rpengine/rpengine/internal/plugintest"
 )
 
 // Issue 13 item 3: Keystone revokes the engine's token while its password
@@ -27,26 +19,8 @@ func TestRevokedTokenCostsThePluginNoCycleE2E(t *testing.T) {
 	u := ic.Create(t, ironictest.Spec{Name: "revoked-0", ResourceClass: "gold"})
 	ic.Available(t, u)
 
-	ks := keystonetest.New()
-	defer ks.Close()
-	fake := placementfake.New()
-	defer fake.Close()
-	ks.Mount("placement", "placement", fake)
-	target, _ := url.Parse(ironicURL)
-	ks.Mount("baremetal", "baremetal", httputil.NewSingleHostReverseProxy(target))
-
-	dir := t.TempDir()
-	text := fmt.Sprintf(`[engine]
-id = "ks-revoke"
-state_file = "state.json"
-[plugin]
-path = %q
-cache_dir = %q
-%s`, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), keystoneTOML(ks, keystonetest.Password))
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ks, fake := keystoneCloud(t, ironicURL)
+	cfg := ironicConfig(t, "ks-revoke", ks)
 	ctx := context.Background()
 	w, err := setup(ctx, cfg, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -5,16 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httputil"
-	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
 	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementfake"
-	"github.com/rpengine/rpengine/internal/plugintest"
 )
 
 // The Ironic plugin behind Keystone: the catalog names the baremetal
@@ -31,26 +24,8 @@ func TestKeystoneGuardsIronicForThePluginE2E(t *testing.T) {
 		uuids = append(uuids, u)
 	}
 
-	ks := keystonetest.New()
-	defer ks.Close()
-	fake := placementfake.New()
-	defer fake.Close()
-	ks.Mount("placement", "placement", fake)
-	target, _ := url.Parse(ironicURL)
-	ks.Mount("baremetal", "baremetal", httputil.NewSingleHostReverseProxy(target))
-
-	dir := t.TempDir()
-	text := fmt.Sprintf(`[engine]
-id = "ks-ironic"
-state_file = "state.json"
-[plugin]
-path = %q
-cache_dir = %q
-%s`, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), keystoneTOML(ks, keystonetest.Password))
-	cfg := filepath.Join(dir, "config.toml")
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ks, fake := keystoneCloud(t, ironicURL)
+	cfg := ironicConfig(t, "ks-ironic", ks)
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"once", "--config", cfg, "--json"}, &out, &errb)
 	var rep struct {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/rpengine/rpengine/internal/auth/keystonetest"
 	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementfake"
 	"github.com/rpengine/rpengine/internal/plugintest"
 )
 
@@ -51,13 +48,7 @@ func TestReadmeServicesExampleRunsWithIronicE2E(t *testing.T) {
 	u := ic.Create(t, ironictest.Spec{Name: "readme-0", ResourceClass: "gold"})
 	ic.Available(t, u)
 
-	ks := keystonetest.New()
-	defer ks.Close()
-	fake := placementfake.New()
-	defer fake.Close()
-	ks.Mount("placement", "placement", fake)
-	target, _ := url.Parse(ironicURL)
-	ks.Mount("baremetal", "baremetal", httputil.NewSingleHostReverseProxy(target))
+	ks, fake := keystoneCloud(t, ironicURL)
 
 	config := func(grant string) string {
 		text := fmt.Sprintf(`[engine]
