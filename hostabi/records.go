@@ -81,6 +81,16 @@ type ListInstancesResponse struct {
 type ListNodesRequest struct {
 	Shards          []string `json:"shards,omitempty"`
 	ConductorGroups []string `json:"conductor_groups,omitempty"`
+	// Accept lists the encodings, besides JSON, in which the host takes
+	// the answer (EncodingRecords). Absent: JSON only (older hosts).
+	Accept []string `json:"accept,omitempty"`
+}
+
+// ListInstancesRequest is the input of ExportListInstances. Older hosts
+// send {}.
+type ListInstancesRequest struct {
+	// Accept is as in ListNodesRequest.
+	Accept []string `json:"accept,omitempty"`
 }
 
 // ConfirmDeletedRequest is the input of ExportConfirmDeleted.

@@ -65,6 +65,9 @@ type Options struct {
 	// noMemLimit withholds GOMEMLIMIT from the guest, for the test that
 	// shows what it prevents.
 	noMemLimit bool
+	// jsonOnly offers the plugin no encoding but JSON, for the tests and
+	// benchmarks that compare the two.
+	jsonOnly bool
 }
 
 // Isolation is how a plugin runs, and so how its time limit is enforced.

@@ -1,6 +1,7 @@
 package wasmhost
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -134,7 +135,7 @@ func openWith(ctx context.Context, path string, opts Options, r runner, svc *eng
 	dctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
 	defer cancel()
 	var d hostabi.DescribeResponse
-	if err := p.exchange(dctx, hostabi.ExportDescribe, []byte("{}"), &d, &d.Error); err != nil {
+	if err := p.exchange(dctx, hostabi.ExportDescribe, []byte("{}"), p.decoder(&d, nil), &d.Error); err != nil {
 		r.close(ctx)
 		return nil, p.wrap(ctx, dctx, "describe", err)
 	}
@@ -173,9 +174,17 @@ func (p *Plugin) Supports(export string) bool {
 
 // ListNodes asks the plugin for every node in scope.
 func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+	if !p.opts.jsonOnly {
+		req.Accept = []string{hostabi.EncodingRecords}
+	}
 	in, _ := json.Marshal(req)
 	var out hostabi.ListNodesResponse
-	if err := p.call(ctx, hostabi.ExportListNodes, in, &out, &out.Error, nodeList(&out.Nodes)); err != nil {
+	records := func(r *bufio.Reader) (err error) {
+		out.Nodes, err = decodeNodeRecords(r, p.opts.Limits, p.budget())
+		out.Complete = err == nil // a binary answer is a complete listing
+		return err
+	}
+	if err := p.call(ctx, hostabi.ExportListNodes, in, p.decoder(&out, records, nodeList(&out.Nodes)), &out.Error); err != nil {
 		return nil, err
 	}
 	if !out.Complete {
@@ -186,8 +195,17 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 
 // ListInstances asks the plugin for the consumers placed on nodes.
 func (p *Plugin) ListInstances(ctx context.Context) ([]hostabi.Instance, error) {
+	var req hostabi.ListInstancesRequest
+	if !p.opts.jsonOnly {
+		req.Accept = []string{hostabi.EncodingRecords}
+	}
+	in, _ := json.Marshal(req)
 	var out hostabi.ListInstancesResponse
-	if err := p.call(ctx, hostabi.ExportListInstances, []byte("{}"), &out, &out.Error, instanceList(&out.Instances)); err != nil {
+	records := func(r *bufio.Reader) (err error) {
+		out.Instances, err = decodeInstanceRecords(r, p.opts.Limits, p.budget())
+		return err
+	}
+	if err := p.call(ctx, hostabi.ExportListInstances, in, p.decoder(&out, records, instanceList(&out.Instances)), &out.Error); err != nil {
 		return nil, err
 	}
 	return out.Instances, nil
@@ -204,7 +222,7 @@ func (p *Plugin) ConfirmDeleted(ctx context.Context, uuids []string) (deleted, p
 	}
 	in, _ := json.Marshal(hostabi.ConfirmDeletedRequest{UUIDs: uuids})
 	var out hostabi.ConfirmDeletedResponse
-	if err := p.call(ctx, export, in, &out, &out.Error, uuidList("deleted", &out.Deleted), uuidList("present", &out.Present)); err != nil {
+	if err := p.call(ctx, export, in, p.decoder(&out, nil, uuidList("deleted", &out.Deleted), uuidList("present", &out.Present)), &out.Error); err != nil {
 		return nil, nil, err
 	}
 	asked := make(map[string]bool, len(uuids))
@@ -240,9 +258,22 @@ func (p *Plugin) Close(ctx context.Context) error {
 	return p.run.close(ctx)
 }
 
+// decoder decodes an answer as it streams in, within the answer limits:
+// JSON into out, lists naming out's listings, or, when records is set and
+// the plugin answered in hostabi.EncodingRecords, with records.
+func (p *Plugin) decoder(out any, records func(*bufio.Reader) error, lists ...listing) func(io.Reader) error {
+	return func(r io.Reader) error {
+		br := bufio.NewReaderSize(r, 64<<10)
+		if records != nil && isRecords(br) {
+			return records(br)
+		}
+		return decodeAnswer(br, p.opts.Limits, p.budget(), out, lists...)
+	}
+}
+
 // call runs one operation under the time limit; any failure is an *Error
 // and leaves nothing of the answer to use.
-func (p *Plugin) call(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error, lists ...listing) error {
+func (p *Plugin) call(ctx context.Context, export string, in []byte, decode func(io.Reader) error, perr *hostabi.Error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -253,18 +284,18 @@ func (p *Plugin) call(ctx context.Context, export string, in []byte, out any, pe
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
-	if err := p.exchange(cctx, export, in, out, perr, lists...); err != nil {
+	if err := p.exchange(cctx, export, in, decode, perr); err != nil {
 		return p.wrap(ctx, cctx, opName(export), err)
 	}
 	return nil
 }
 
-// exchange runs export and decodes its answer into out as it streams in,
-// within the answer limits; lists name out's listings.
-func (p *Plugin) exchange(ctx context.Context, export string, in []byte, out any, perr *hostabi.Error, lists ...listing) error {
+// exchange runs export and decodes its answer with decode as it streams
+// in; perr is the answer's in-band error once decoded.
+func (p *Plugin) exchange(ctx context.Context, export string, in []byte, decode func(io.Reader) error, perr *hostabi.Error) error {
 	var bad error
 	err := p.run.call(ctx, export, in, func(r io.Reader) error {
-		bad = decodeAnswer(r, p.opts.Limits, p.budget(), out, lists...)
+		bad = decode(r)
 		return bad
 	})
 	if bad != nil {

@@ -1,0 +1,153 @@
+package hostabi
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+	"unicode/utf8"
+)
+
+// EncodingRecords names the binary encoding of listings (ABI.md §4,
+// "Binary records"). The host offers it in a request's Accept; a plugin
+// that understands it may answer a successful list_nodes or
+// list_instances with it instead of JSON. An answer in it starts with
+// RecordsMagic, which no JSON text can start with, so the host knows
+// which one it got.
+const EncodingRecords = "rpb1"
+
+// RecordsMagic starts every answer in EncodingRecords.
+const RecordsMagic = "RPB1"
+
+// The kind byte after RecordsMagic: what the records are.
+const (
+	RecordsNodes     = 'N'
+	RecordsInstances = 'I'
+)
+
+// Node flag bits in EncodingRecords; any other bit set is malformed.
+const (
+	FlagMaintenance = 1 << 0
+	FlagRetired     = 1 << 1
+)
+
+// Accepts reports whether accept (a request's Accept) offers enc.
+func Accepts(accept []string, enc string) bool { return slices.Contains(accept, enc) }
+
+// AppendNodeRecords appends nodes in EncodingRecords to b:
+//
+//	"RPB1" 'N' count:uvarint, then count nodes, each:
+//	  10 strings: uuid name resource_class instance_uuid power_state
+//	    provision_state target_provision_state fault shard conductor_group
+//	  flags:byte (FlagMaintenance, FlagRetired)
+//	  ntraits:uvarint, ntraits strings
+//	  nresources:uvarint, nresources of: name:string, total reserved
+//	    min_unit max_unit step_size:varint (zig-zag), allocation_ratio:
+//	    float64 little-endian
+//
+// A string is its byte length (uvarint) and its UTF-8 bytes. Resources
+// are written in sorted order of name. ok is false, and the caller must
+// answer in JSON, for what the binary encoding cannot say the way JSON
+// says it: a string that is not valid UTF-8 (encoding/json replaces its
+// bad bytes) or a ratio that is not finite (encoding/json refuses it).
+func AppendNodeRecords(b []byte, nodes []Node) (out []byte, ok bool) {
+	b = append(b, RecordsMagic...)
+	b = append(b, RecordsNodes)
+	b = binary.AppendUvarint(b, uint64(len(nodes)))
+	for i := range nodes {
+		if b, ok = appendNodeRecord(b, &nodes[i]); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
+// NodeRecordsSize is an upper bound of the bytes AppendNodeRecords
+// appends, so an encoder can size its buffer once.
+func NodeRecordsSize(nodes []Node) int {
+	n := len(RecordsMagic) + 1 + binary.MaxVarintLen64
+	for i := range nodes {
+		nd := &nodes[i]
+		n += 1 + 2*binary.MaxVarintLen64 + 12*binary.MaxVarintLen32 +
+			len(nd.UUID) + len(nd.Name) + len(nd.ResourceClass) + len(nd.InstanceUUID) +
+			len(nd.PowerState) + len(nd.ProvisionState) + len(nd.TargetProvisionState) +
+			len(nd.Fault) + len(nd.Shard) + len(nd.ConductorGroup)
+		for _, t := range nd.Traits {
+			n += binary.MaxVarintLen32 + len(t)
+		}
+		for k := range nd.Resources {
+			n += binary.MaxVarintLen32 + len(k) + 5*binary.MaxVarintLen64 + 8
+		}
+	}
+	return n
+}
+
+func appendNodeRecord(b []byte, n *Node) ([]byte, bool) {
+	for _, s := range [...]string{n.UUID, n.Name, n.ResourceClass, n.InstanceUUID, n.PowerState,
+		n.ProvisionState, n.TargetProvisionState, n.Fault, n.Shard, n.ConductorGroup} {
+		if !utf8.ValidString(s) {
+			return b, false
+		}
+		b = appendRecordString(b, s)
+	}
+	var flags byte
+	if n.Maintenance {
+		flags |= FlagMaintenance
+	}
+	if n.Retired {
+		flags |= FlagRetired
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(len(n.Traits)))
+	for _, t := range n.Traits {
+		if !utf8.ValidString(t) {
+			return b, false
+		}
+		b = appendRecordString(b, t)
+	}
+	b = binary.AppendUvarint(b, uint64(len(n.Resources)))
+	if len(n.Resources) == 0 {
+		return b, true
+	}
+	keys := make([]string, 0, len(n.Resources))
+	for k := range n.Resources {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		r := n.Resources[k]
+		if !utf8.ValidString(k) || math.IsNaN(r.AllocationRatio) || math.IsInf(r.AllocationRatio, 0) {
+			return b, false
+		}
+		b = appendRecordString(b, k)
+		for _, v := range [...]int64{r.Total, r.Reserved, r.MinUnit, r.MaxUnit, r.StepSize} {
+			b = binary.AppendVarint(b, v)
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.AllocationRatio))
+	}
+	return b, true
+}
+
+// AppendInstanceRecords appends instances in EncodingRecords to b:
+//
+//	"RPB1" 'I' count:uvarint, then count of: uuid:string node_uuid:string
+//
+// ok is false for a string that is not valid UTF-8.
+func AppendInstanceRecords(b []byte, instances []Instance) (out []byte, ok bool) {
+	b = append(b, RecordsMagic...)
+	b = append(b, RecordsInstances)
+	b = binary.AppendUvarint(b, uint64(len(instances)))
+	for _, in := range instances {
+		if !utf8.ValidString(in.UUID) || !utf8.ValidString(in.NodeUUID) {
+			return b, false
+		}
+		b = appendRecordString(appendRecordString(b, in.UUID), in.NodeUUID)
+	}
+	return b, true
+}
+
+func appendRecordString(b []byte, s string) []byte {
+	if len(s) < 0x80 { // the common case: one length byte
+		return append(append(b, byte(len(s))), s...)
+	}
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
