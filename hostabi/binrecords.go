@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"unicode/utf8"
 )
 
 // EncodingRecords names the binary encoding of listings (ABI.md §4,
@@ -44,11 +43,11 @@ func Accepts(accept []string, enc string) bool { return slices.Contains(accept, 
 //	    min_unit max_unit step_size:varint (zig-zag), allocation_ratio:
 //	    float64 little-endian
 //
-// A string is its byte length (uvarint) and its UTF-8 bytes. Resources
-// are written in sorted order of name. ok is false, and the caller must
-// answer in JSON, for what the binary encoding cannot say the way JSON
-// says it: a string that is not valid UTF-8 (encoding/json replaces its
-// bad bytes) or a ratio that is not finite (encoding/json refuses it).
+// A string is its byte length (uvarint) and its bytes, UTF-8; the host
+// replaces each byte that is not valid UTF-8 with U+FFFD, as it does when
+// it decodes JSON, so the encoder need not look. Resources are written in
+// sorted order of name. ok is false, and the caller must answer in JSON,
+// for a ratio that is not finite (encoding/json refuses it).
 func AppendNodeRecords(b []byte, nodes []Node) (out []byte, ok bool) {
 	b = append(b, RecordsMagic...)
 	b = append(b, RecordsNodes)
@@ -61,22 +60,36 @@ func AppendNodeRecords(b []byte, nodes []Node) (out []byte, ok bool) {
 	return b, true
 }
 
-// NodeRecordsSize is an upper bound of the bytes AppendNodeRecords
-// appends, so an encoder can size its buffer once.
+// NodeRecordsSize is the number of bytes AppendNodeRecords appends, so
+// an encoder can size its buffer once (a guest pays for every byte it
+// zeroes or copies again).
 func NodeRecordsSize(nodes []Node) int {
-	n := len(RecordsMagic) + 1 + binary.MaxVarintLen64
+	n := len(RecordsMagic) + 1 + uvarintLen(len(nodes))
 	for i := range nodes {
 		nd := &nodes[i]
-		n += 1 + 2*binary.MaxVarintLen64 + 12*binary.MaxVarintLen32 +
-			len(nd.UUID) + len(nd.Name) + len(nd.ResourceClass) + len(nd.InstanceUUID) +
-			len(nd.PowerState) + len(nd.ProvisionState) + len(nd.TargetProvisionState) +
-			len(nd.Fault) + len(nd.Shard) + len(nd.ConductorGroup)
+		n += 1 + uvarintLen(len(nd.Traits)) + uvarintLen(len(nd.Resources))
+		for _, s := range [...]string{nd.UUID, nd.Name, nd.ResourceClass, nd.InstanceUUID, nd.PowerState,
+			nd.ProvisionState, nd.TargetProvisionState, nd.Fault, nd.Shard, nd.ConductorGroup} {
+			n += uvarintLen(len(s)) + len(s)
+		}
 		for _, t := range nd.Traits {
-			n += binary.MaxVarintLen32 + len(t)
+			n += uvarintLen(len(t)) + len(t)
 		}
-		for k := range nd.Resources {
-			n += binary.MaxVarintLen32 + len(k) + 5*binary.MaxVarintLen64 + 8
+		for k, r := range nd.Resources {
+			n += uvarintLen(len(k)) + len(k) + 8
+			for _, v := range [...]int64{r.Total, r.Reserved, r.MinUnit, r.MaxUnit, r.StepSize} {
+				n += uvarintLen(int(uint64(v)<<1 ^ uint64(v>>63)))
+			}
 		}
+	}
+	return n
+}
+
+// uvarintLen is the length of v as a uvarint.
+func uvarintLen(v int) int {
+	n := 1
+	for u := uint64(v); u >= 0x80; u >>= 7 {
+		n++
 	}
 	return n
 }
@@ -84,9 +97,6 @@ func NodeRecordsSize(nodes []Node) int {
 func appendNodeRecord(b []byte, n *Node) ([]byte, bool) {
 	for _, s := range [...]string{n.UUID, n.Name, n.ResourceClass, n.InstanceUUID, n.PowerState,
 		n.ProvisionState, n.TargetProvisionState, n.Fault, n.Shard, n.ConductorGroup} {
-		if !utf8.ValidString(s) {
-			return b, false
-		}
 		b = appendRecordString(b, s)
 	}
 	var flags byte
@@ -99,9 +109,6 @@ func appendNodeRecord(b []byte, n *Node) ([]byte, bool) {
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, uint64(len(n.Traits)))
 	for _, t := range n.Traits {
-		if !utf8.ValidString(t) {
-			return b, false
-		}
 		b = appendRecordString(b, t)
 	}
 	b = binary.AppendUvarint(b, uint64(len(n.Resources)))
@@ -115,7 +122,7 @@ func appendNodeRecord(b []byte, n *Node) ([]byte, bool) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		r := n.Resources[k]
-		if !utf8.ValidString(k) || math.IsNaN(r.AllocationRatio) || math.IsInf(r.AllocationRatio, 0) {
+		if math.IsNaN(r.AllocationRatio) || math.IsInf(r.AllocationRatio, 0) {
 			return b, false
 		}
 		b = appendRecordString(b, k)
@@ -130,19 +137,14 @@ func appendNodeRecord(b []byte, n *Node) ([]byte, bool) {
 // AppendInstanceRecords appends instances in EncodingRecords to b:
 //
 //	"RPB1" 'I' count:uvarint, then count of: uuid:string node_uuid:string
-//
-// ok is false for a string that is not valid UTF-8.
-func AppendInstanceRecords(b []byte, instances []Instance) (out []byte, ok bool) {
+func AppendInstanceRecords(b []byte, instances []Instance) []byte {
 	b = append(b, RecordsMagic...)
 	b = append(b, RecordsInstances)
 	b = binary.AppendUvarint(b, uint64(len(instances)))
 	for _, in := range instances {
-		if !utf8.ValidString(in.UUID) || !utf8.ValidString(in.NodeUUID) {
-			return b, false
-		}
 		b = appendRecordString(appendRecordString(b, in.UUID), in.NodeUUID)
 	}
-	return b, true
+	return b
 }
 
 func appendRecordString(b []byte, s string) []byte {

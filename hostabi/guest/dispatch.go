@@ -66,9 +66,7 @@ func handle(p Plugin, export string, in []byte) any {
 		var r hostabi.ListInstancesResponse
 		inst, err := p.ListInstances()
 		if err == nil && hostabi.Accepts(req.Accept, hostabi.EncodingRecords) {
-			if b, ok := hostabi.AppendInstanceRecords(make([]byte, 0, 8+76*len(inst)), inst); ok {
-				return records(b)
-			}
+			return records(hostabi.AppendInstanceRecords(make([]byte, 0, 8+76*len(inst)), inst))
 		}
 		r.Instances = inst
 		setErr(&r.Error, err)

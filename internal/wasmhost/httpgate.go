@@ -3,6 +3,7 @@ package wasmhost
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,12 +65,51 @@ func newGate(o Options) (*gate, error) {
 // do answers one request frame with a response frame; failures travel in
 // the response head, so the guest sees them as errors from guest.HTTP.
 func (g *gate) do(ctx context.Context, frame []byte) []byte {
-	head, body, err := g.roundTrip(ctx, frame)
+	head, buf, err := g.roundTrip(ctx, frame)
 	if err != nil {
-		head, body = hostabi.HTTPResponseHead{Error: err.Error()}, nil
+		head, buf = hostabi.HTTPResponseHead{Error: err.Error()}, nil
 	}
 	raw, _ := json.Marshal(head)
+	if len(buf) >= headRoom && 4+len(raw) <= headRoom { // the head fits before the body: no copy of it
+		start := headRoom - 4 - len(raw)
+		binary.LittleEndian.PutUint32(buf[start:], uint32(len(raw)))
+		copy(buf[start+4:], raw)
+		return buf[start:]
+	}
+	var body []byte
+	if len(buf) >= headRoom {
+		body = buf[headRoom:]
+	}
 	return hostabi.AppendFrame(make([]byte, 0, 4+len(raw)+len(body)), raw, body)
+}
+
+// headRoom is what a response body is read after, so that the frame's
+// head can be written in front of it: a listing's pages are then never
+// copied again in the engine.
+const headRoom = 4 << 10
+
+// readBody reads r to its end into a buffer that starts with headRoom
+// free bytes. size is the body's announced length (-1 if unknown); limit
+// caps what is read (r reads at most limit+1).
+func readBody(r io.Reader, size, limit int64) ([]byte, error) {
+	n := 512
+	if size >= 0 && size <= limit {
+		n = int(size) + 1 // +1: EOF is seen without growing
+	}
+	b := make([]byte, headRoom, headRoom+n)
+	for {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, len(b))
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPResponseHead, []byte, error) {
@@ -87,6 +127,7 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 		return none, nil, err
 	}
 	cred := g.creds[h.Service]
+	// got is the response body after headRoom bytes for the frame's head.
 	req, resp, got, err := g.send(ctx, h, target, body, cred)
 	if err != nil {
 		return none, nil, err
@@ -94,7 +135,7 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 	// One retry after a renewal: a token revoked or a session expired
 	// costs the plugin nothing; a credential the service keeps refusing
 	// reaches the plugin as the service's answer.
-	if cred != nil && cred.Rejected(resp.StatusCode, resp.Header, got) {
+	if cred != nil && cred.Rejected(resp.StatusCode, resp.Header, got[headRoom:]) {
 		if rerr := cred.Renew(ctx, req); rerr != nil {
 			g.log.Warn("renewing the credential failed; the plugin gets the refusal", "service", h.Service, "err", rerr)
 		} else if _, resp, got, err = g.send(ctx, h, target, body, cred); err != nil {
@@ -134,11 +175,11 @@ func (g *gate) send(ctx context.Context, h hostabi.HTTPRequestHead, target strin
 		return nil, nil, nil, g.describe(ctx, err)
 	}
 	defer resp.Body.Close()
-	got, err := io.ReadAll(io.LimitReader(resp.Body, g.maxBody+1))
+	got, err := readBody(io.LimitReader(resp.Body, g.maxBody+1), resp.ContentLength, g.maxBody)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read response body: %w", g.describe(ctx, err))
 	}
-	if int64(len(got)) > g.maxBody {
+	if int64(len(got)-headRoom) > g.maxBody {
 		return nil, nil, nil, fmt.Errorf("response body exceeds the %d-byte cap (max_http_response)", g.maxBody)
 	}
 	return req, resp, got, nil

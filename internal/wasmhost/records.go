@@ -28,13 +28,21 @@ type recordReader struct {
 	off    int64  // bytes consumed, for errors
 	rec    int    // the record being read, for errors
 	what   string // "node" or "instance"
-	intern map[string]string
+	// last holds the previous record's value of each shared field (by
+	// slot): neighbours in a listing mostly repeat their class, states,
+	// scope and traits, which then cost a comparison, not a string.
+	last [maxShared]string
+	// uniq gathers a node's own strings (scratch, reused).
+	uniq []byte
+	// pending is what the last raw view holds of the reader's buffer,
+	// taken the bytes of the answer it stands for.
+	pending int
+	taken   int64
 }
 
-// maxInterned bounds the table of repeated strings one answer shares
-// (classes, states, traits): a hostile answer of distinct strings only
-// stops sharing.
-const maxInterned = 4096
+// maxShared is the number of slots of recordReader.last: the node's
+// shared string fields, then its traits and resources by position.
+const maxShared = 16
 
 // isRecords reports whether the answer waiting in r is in
 // hostabi.EncodingRecords rather than JSON (which starts with '{' or
@@ -45,7 +53,7 @@ func isRecords(r *bufio.Reader) bool {
 }
 
 func newRecordReader(r *bufio.Reader, lim Limits, budget int64, kind byte) (*recordReader, int, error) {
-	rr := &recordReader{r: r, lim: lim.withDefaults(), budget: budget, rec: -1, intern: map[string]string{}}
+	rr := &recordReader{r: r, lim: lim.withDefaults(), budget: budget, rec: -1}
 	rr.what = map[byte]string{hostabi.RecordsNodes: "node", hostabi.RecordsInstances: "instance"}[kind]
 	var head [len(hostabi.RecordsMagic) + 1]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:4]) != hostabi.RecordsMagic {
@@ -96,10 +104,10 @@ func decodeInstanceRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi
 		rr.rec = i
 		start := rr.off
 		var err error
-		if out[i].UUID, err = rr.str("uuid", false); err != nil {
+		if out[i].UUID, err = rr.str("uuid", -1); err != nil {
 			return nil, err
 		}
-		if out[i].NodeUUID, err = rr.str("node_uuid", false); err != nil {
+		if out[i].NodeUUID, err = rr.str("node_uuid", -1); err != nil {
 			return nil, err
 		}
 		if err := rr.charge(start, 2); err != nil {
@@ -111,21 +119,29 @@ func decodeInstanceRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi
 
 func (rr *recordReader) node(n *hostabi.Node) error {
 	start := rr.off
-	for _, f := range [...]struct {
-		name   string
-		dst    *string
-		shared bool // a value many nodes repeat: interned
-	}{
-		{"uuid", &n.UUID, false}, {"name", &n.Name, false}, {"resource_class", &n.ResourceClass, true},
-		{"instance_uuid", &n.InstanceUUID, false}, {"power_state", &n.PowerState, true},
-		{"provision_state", &n.ProvisionState, true}, {"target_provision_state", &n.TargetProvisionState, true},
-		{"fault", &n.Fault, true}, {"shard", &n.Shard, true}, {"conductor_group", &n.ConductorGroup, true},
-	} {
-		var err error
-		if *f.dst, err = rr.str(f.name, f.shared); err != nil {
+	var err error
+	// The node's own strings (uuid, name, instance) share one allocation,
+	// which nothing but the node keeps: a third of the allocations.
+	own, at := rr.uniq[:0], [4]int{}
+	for i, dst := range [...]*string{&n.UUID, &n.Name, &n.ResourceClass, &n.InstanceUUID, &n.PowerState,
+		&n.ProvisionState, &n.TargetProvisionState, &n.Fault, &n.Shard, &n.ConductorGroup} {
+		if slot := nodeShared[i]; slot >= 0 {
+			if *dst, err = rr.str(nodeFields[i], slot); err != nil {
+				return err
+			}
+			continue
+		}
+		b, err := rr.raw(nodeFields[i])
+		if err != nil {
 			return err
 		}
+		own = append(own, b...)
+		rr.consume()
+		at[min(i, 3)] = len(own) // uuid 0, name 1, instance 3: ends at at[0], at[1], at[3]
 	}
+	one := string(own)
+	n.UUID, n.Name, n.InstanceUUID = one[:at[0]], one[at[0]:at[1]], one[at[1]:at[3]]
+	rr.uniq = own
 	flags, err := rr.readByte("flags")
 	if err != nil {
 		return err
@@ -142,7 +158,7 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 	if nt > 0 {
 		n.Traits = make([]string, nt)
 		for i := range n.Traits {
-			if n.Traits[i], err = rr.str("traits", true); err != nil {
+			if n.Traits[i], err = rr.str("traits", slotTraits+min(i, maxShared-1-slotTraits)); err != nil {
 				return err
 			}
 		}
@@ -163,7 +179,7 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 }
 
 func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
-	name, err := rr.str("resources", true)
+	name, err := rr.str("resources", maxShared-1)
 	if err != nil {
 		return err
 	}
@@ -218,46 +234,99 @@ func (rr *recordReader) count(field string) (int, error) {
 	return int(n), nil
 }
 
-// str reads one string of at most MaxField bytes of valid UTF-8; shared
-// ones come from the answer's intern table.
-func (rr *recordReader) str(field string, shared bool) (string, error) {
-	n, err := rr.uvarint(field)
-	if err != nil || n == 0 {
+// The node's string fields in their order in the encoding, and the slot
+// of recordReader.last of each, -1 for those unique to a node.
+var (
+	nodeFields = [...]string{"uuid", "name", "resource_class", "instance_uuid", "power_state",
+		"provision_state", "target_provision_state", "fault", "shard", "conductor_group"}
+	nodeShared = [...]int{-1, -1, 0, -1, 1, 2, 3, 4, 5, 6}
+)
+
+// slotTraits is the first slot of recordReader.last for traits.
+const slotTraits = 7
+
+// str reads one string of at most MaxField bytes of valid UTF-8. A
+// string equal to the last one read in slot (unless -1) is shared with
+// it rather than allocated again.
+func (rr *recordReader) str(field string, slot int) (string, error) {
+	b, err := rr.raw(field)
+	if err != nil || len(b) == 0 {
 		return "", err
+	}
+	var s string
+	switch {
+	case slot < 0:
+		s = string(b)
+	case rr.last[slot] == string(b):
+		s = rr.last[slot]
+	default:
+		s = string(b)
+		rr.last[slot] = s
+	}
+	rr.consume()
+	return s, nil
+}
+
+// raw reads one string's length and returns a view of its bytes, checked
+// (at most MaxField, valid UTF-8); the caller uses it, then consumes it.
+func (rr *recordReader) raw(field string) ([]byte, error) {
+	var n uint64
+	c, err := rr.r.Peek(1)
+	if err == nil && c[0] < 0x80 { // a one-byte length: the common case
+		n = uint64(c[0])
+		rr.r.Discard(1)
+		rr.off++
+	} else if n, err = rr.uvarint(field); err != nil {
+		return nil, err
+	}
+	rr.pending, rr.taken = 0, 0
+	if n == 0 {
+		return nil, nil
 	}
 	if n > uint64(rr.lim.MaxField) {
 		b, _ := rr.r.Peek(min(int(n), nameLen))
-		return "", &limitError{fmt.Sprintf("answer refused at byte %d: a string in \"%s\" of %s %d is %d bytes, more than %d (plugin.max_field_length), starting \"%s\"",
+		return nil, &limitError{fmt.Sprintf("answer refused at byte %d: a string in \"%s\" of %s %d is %d bytes, more than %d (plugin.max_field_length), starting \"%s\"",
 			rr.off, field, rr.what, rr.rec, n, rr.lim.MaxField, Printable(string(b)))}
 	}
 	var b []byte
 	if int(n) <= rr.r.Size() {
 		b, err = rr.r.Peek(int(n)) // read in place: the common case
+		rr.pending = int(n)
 	} else { // plugin.max_field_length above the buffer
 		b = make([]byte, n)
 		_, err = io.ReadFull(rr.r, b)
-		n = 0 // nothing left to discard
 	}
 	if err != nil {
-		return "", rr.short(field)
+		return nil, rr.short(field)
 	}
+	rr.taken = int64(n)
 	if !utf8.Valid(b) {
-		return "", rr.fail("the string in \"%s\" is not valid UTF-8: \"%s\"", field, Printable(string(b)))
+		b = validUTF8(b)
 	}
-	var s string
-	if shared {
-		if s = rr.intern[string(b)]; s == "" {
-			s = string(b)
-			if len(rr.intern) < maxInterned {
-				rr.intern[s] = s
-			}
+	return b, nil
+}
+
+// consume moves past the string raw returned.
+func (rr *recordReader) consume() {
+	rr.r.Discard(rr.pending)
+	rr.off += rr.taken
+	rr.pending, rr.taken = 0, 0
+}
+
+// validUTF8 is b as encoding/json decodes a JSON string holding it:
+// each byte that is not part of valid UTF-8 becomes U+FFFD.
+func validUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:size]...)
 		}
-	} else {
-		s = string(b)
+		b = b[size:]
 	}
-	rr.r.Discard(int(n))
-	rr.off += int64(len(b))
-	return s, nil
+	return out
 }
 
 func (rr *recordReader) uvarint(field string) (uint64, error) {
