@@ -211,6 +211,39 @@ func checkAgree(ctx context.Context, s *suite) error {
 	return nil
 }
 
+// checkEncodings: offered JSON only, as older hosts do, the plugin lists
+// the same nodes and instances as when offered the binary records too
+// (hostabi.EncodingRecords), whichever it answers in.
+func checkEncodings(ctx context.Context, s *suite) error {
+	if s.nodes == nil {
+		return skip("no first listing")
+	}
+	o := s.o.Host
+	o.JSONAnswers = true
+	p, err := wasmhost.Load(ctx, s.o.Path, s.o.Config, o)
+	if err != nil {
+		return fmt.Errorf("load offering JSON only: %w", err)
+	}
+	defer p.Close(ctx)
+	nodes, err := p.ListNodes(ctx, hostabi.ListNodesRequest{})
+	if err != nil {
+		return fmt.Errorf("list_nodes offering JSON only: %w", err)
+	}
+	insts, err := p.ListInstances(ctx)
+	if err != nil {
+		return fmt.Errorf("list_instances offering JSON only: %w", err)
+	}
+	if d := diff(byUUID(s.nodes, func(n hostabi.Node) string { return n.UUID }),
+		byUUID(nodes, func(n hostabi.Node) string { return n.UUID })); d != "" {
+		return fmt.Errorf("nodes differ between encodings: %s", d)
+	}
+	if d := diff(byUUID(s.insts, func(i hostabi.Instance) string { return i.UUID }),
+		byUUID(insts, func(i hostabi.Instance) string { return i.UUID })); d != "" {
+		return fmt.Errorf("instances differ between encodings: %s", d)
+	}
+	return nil
+}
+
 // checkConfirmDeleted: a listed node is never reported deleted, a uuid
 // no source has is never reported present, and the answer is exact (the
 // host refuses uuids not asked).

@@ -121,6 +121,7 @@ var checks = []check{
 	{"list_nodes", false, checkListNodes},
 	{"list_instances", false, checkListInstances},
 	{"listings_agree", false, checkAgree},
+	{"encodings_agree", false, checkEncodings},
 	{"confirm_deleted", false, checkConfirmDeleted},
 	{"answer_time", false, checkTime},
 	{"memory", false, checkMemory},

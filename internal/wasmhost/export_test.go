@@ -23,10 +23,3 @@ func KillHostForTest(p *Plugin) bool {
 	<-c.proc.exited
 	return true
 }
-
-// JSONAnswersOnly offers the plugin no answer encoding but JSON, as hosts
-// before hostabi.EncodingRecords did.
-func JSONAnswersOnly(o Options) Options {
-	o.jsonOnly = true
-	return o
-}

@@ -57,6 +57,11 @@ type Options struct {
 	// nor a test binary needs a hook.
 	HostCommand []string
 
+	// JSONAnswers offers the plugin no answer encoding but JSON, as hosts
+	// before hostabi.EncodingRecords did: the conformance kit checks that
+	// a plugin lists the same either way.
+	JSONAnswers bool
+
 	// Logger receives the plugin's log calls and, as attributes of
 	// records tagged with the plugin's name (never raw), the lines it
 	// writes to stdout and stderr and the plugin host process's stderr.
@@ -65,9 +70,6 @@ type Options struct {
 	// noMemLimit withholds GOMEMLIMIT from the guest, for the test that
 	// shows what it prevents.
 	noMemLimit bool
-	// jsonOnly offers the plugin no encoding but JSON, for the tests and
-	// benchmarks that compare the two.
-	jsonOnly bool
 }
 
 // Isolation is how a plugin runs, and so how its time limit is enforced.

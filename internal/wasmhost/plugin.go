@@ -174,7 +174,7 @@ func (p *Plugin) Supports(export string) bool {
 
 // ListNodes asks the plugin for every node in scope.
 func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
-	if !p.opts.jsonOnly {
+	if !p.opts.JSONAnswers {
 		req.Accept = []string{hostabi.EncodingRecords}
 	}
 	in, _ := json.Marshal(req)
@@ -196,7 +196,7 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 // ListInstances asks the plugin for the consumers placed on nodes.
 func (p *Plugin) ListInstances(ctx context.Context) ([]hostabi.Instance, error) {
 	var req hostabi.ListInstancesRequest
-	if !p.opts.jsonOnly {
+	if !p.opts.JSONAnswers {
 		req.Accept = []string{hostabi.EncodingRecords}
 	}
 	in, _ := json.Marshal(req)

@@ -118,9 +118,9 @@ func Run(bodies [][]byte, dec ironic.PageDecoder, encode bool) (int, Stages, err
 		return 0, st, err
 	}
 	t2 := time.Now()
-	if encode {
-		if _, err := json.Marshal(hostabi.ListNodesResponse{Nodes: all, Complete: true}); err != nil {
-			return 0, st, err
+	if encode { // as the SDK answers a host that accepts binary records
+		if _, ok := hostabi.AppendNodeRecords(make([]byte, 0, hostabi.NodeRecordsSize(all)), all); !ok {
+			return 0, st, fmt.Errorf("nodes the binary records cannot hold")
 		}
 	}
 	st = Stages{Decode: t1.Sub(t0), Merge: t2.Sub(t1), Encode: time.Since(t2)}
