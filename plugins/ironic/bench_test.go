@@ -58,8 +58,10 @@ func BenchmarkListNodes10k(b *testing.B) {
 	ctx := context.Background()
 	native := ironic.New(ironic.Config{PageSize: 1000}, hostTransport(url))
 	abi, err := wasmhost.Native(ctx, wasmhost.NativeGuest{
-		Label:  "ironic (native+abi)",
-		Handle: func(export string, in []byte) []byte { return guest.Handle(nativePlugin{&plugin{c: native}}, export, in) },
+		Label: "ironic (native+abi)",
+		Handle: func(export string, in []byte) []byte {
+			return guest.Handle(nativePlugin{&plugin{c: native}}, export, in)
+		},
 	}, nil, wasmhost.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -28,7 +28,7 @@ func TestIronicPassesTheConformanceSuite(t *testing.T) {
 		failed = failed || r.Status != conformance.Pass
 	})
 	out := strings.Join(lines, "\n")
-	if !ok || failed || len(lines) != 11 {
+	if !ok || failed || len(lines) != 12 {
 		t.Fatalf("the Ironic plugin does not pass:\n%s", out)
 	}
 	for _, want := range []string{"PASS list_nodes 300 nodes, complete", "PASS describe ironic 1.1.0",
