@@ -1,8 +1,10 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -88,4 +90,24 @@ func FuzzGateRequest(f *testing.F) {
 			t.Fatalf("a request left the granted prefix for frame %q", frame)
 		}
 	})
+}
+
+// readBody returns the whole body after headRoom free bytes, whether its
+// length was announced, unknown or wrong, and reads at most what its
+// reader gives (the gate's LimitReader is the cap).
+func TestReadBody(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 20_000) // 200 kB: several chunks
+	for _, c := range []struct {
+		name string
+		size int64
+	}{{"announced", int64(len(body))}, {"unknown", -1}, {"announced short", 10}, {"over the limit", 1 << 40}} {
+		got, err := readBody(bytes.NewReader(body), c.size, 1<<30)
+		if err != nil || len(got) < headRoom || !bytes.Equal(got[headRoom:], body) {
+			t.Errorf("%s: %d bytes, %v", c.name, len(got), err)
+		}
+	}
+	got, err := readBody(io.LimitReader(bytes.NewReader(body), 101), -1, 100)
+	if err != nil || len(got)-headRoom != 101 {
+		t.Errorf("capped: %d bytes, %v", len(got)-headRoom, err)
+	}
 }
