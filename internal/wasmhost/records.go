@@ -19,25 +19,29 @@ import (
 // So a hostile answer costs at most one bounded record before it is
 // refused, and the error says what was wrong and where.
 
-// recordReader reads one binary answer from the plugin.
+// recordReader reads one binary answer from the plugin. Each record is
+// parsed in place from a window of the reader's buffer that holds the
+// largest record the limits allow (or the rest of the answer), and only
+// then consumed: no call per byte, no copy of a string before it becomes
+// one.
 type recordReader struct {
 	r      *bufio.Reader
 	lim    Limits
 	budget int64
 	cost   int64
-	off    int64  // bytes consumed, for errors
+	win    []byte // the current window, a view of r's buffer
+	p      int    // what of win is read
+	base   int64  // the answer's offset of win[0], for errors
 	rec    int    // the record being read, for errors
 	what   string // "node" or "instance"
 	// last holds the previous record's value of each shared field (by
 	// slot): neighbours in a listing mostly repeat their class, states,
 	// scope and traits, which then cost a comparison, not a string.
 	last [maxShared]string
-	// uniq gathers a node's own strings (scratch, reused).
-	uniq []byte
-	// pending is what the last raw view holds of the reader's buffer,
-	// taken the bytes of the answer it stands for.
-	pending int
-	taken   int64
+	// own gathers a node's own strings (scratch, reused).
+	own []byte
+	// cut: the window ends at maxWindow, not at the end of the answer.
+	cut bool
 }
 
 // maxShared is the number of slots of recordReader.last: the node's
@@ -52,17 +56,37 @@ func isRecords(r *bufio.Reader) bool {
 	return err == nil && b[0] == hostabi.RecordsMagic[0]
 }
 
+// recordBound is the most bytes one record can take within lim: every
+// varint at its longest (10 bytes), every string and list at its limit.
+func recordBound(lim Limits, kind byte) int {
+	str := binary.MaxVarintLen64 + lim.MaxField
+	if kind == hostabi.RecordsInstances {
+		return 2 * str
+	}
+	resource := str + 5*binary.MaxVarintLen64 + 8
+	return min(10*str+1+2*binary.MaxVarintLen64+lim.MaxTraits*(str+resource), maxWindow)
+}
+
+// maxWindow caps the window (and so the reader's buffer) whatever limits
+// an operator sets: a record larger than it is refused. With the default
+// limits the largest record is 32 KB.
+const maxWindow = 4 << 20
+
 func newRecordReader(r *bufio.Reader, lim Limits, budget int64, kind byte) (*recordReader, int, error) {
-	rr := &recordReader{r: r, lim: lim.withDefaults(), budget: budget, rec: -1}
+	lim = lim.withDefaults()
+	bound := recordBound(lim, kind)
+	rr := &recordReader{r: bufio.NewReaderSize(r, max(bound, 64<<10)), lim: lim, budget: budget, rec: -1}
 	rr.what = map[byte]string{hostabi.RecordsNodes: "node", hostabi.RecordsInstances: "instance"}[kind]
-	var head [len(hostabi.RecordsMagic) + 1]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:4]) != hostabi.RecordsMagic {
+	if err := rr.window(len(hostabi.RecordsMagic) + 1 + binary.MaxVarintLen64); err != nil {
+		return nil, 0, err
+	}
+	if len(rr.win) < 5 || string(rr.win[:4]) != hostabi.RecordsMagic {
 		return nil, 0, errors.New("binary answer: does not start with " + hostabi.RecordsMagic)
 	}
-	rr.off = int64(len(head))
-	if head[4] != kind {
-		return nil, 0, fmt.Errorf("binary answer: holds records of kind %q, want %q", head[4], kind)
+	if rr.win[4] != kind {
+		return nil, 0, fmt.Errorf("binary answer: holds records of kind %q, want %q", rr.win[4], kind)
 	}
+	rr.p = 5
 	n, err := rr.uvarint("the record count")
 	if err != nil {
 		return nil, 0, err
@@ -76,15 +100,33 @@ func newRecordReader(r *bufio.Reader, lim Limits, budget int64, kind byte) (*rec
 	return rr, int(n), nil
 }
 
+// window consumes what was read and makes the next n bytes (fewer at
+// the end of the answer) readable in place.
+func (rr *recordReader) window(n int) error {
+	rr.r.Discard(rr.p)
+	rr.base += int64(rr.p)
+	rr.p = 0
+	w, err := rr.r.Peek(n)
+	if err != nil && err != io.EOF { // the pipe broke
+		return err
+	}
+	rr.win, rr.cut = w, len(w) == maxWindow
+	return nil
+}
+
 // decodeNodeRecords reads a list_nodes answer in hostabi.EncodingRecords.
 func decodeNodeRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi.Node, error) {
 	rr, n, err := newRecordReader(r, lim, budget, hostabi.RecordsNodes)
 	if err != nil {
 		return nil, err
 	}
+	bound := recordBound(rr.lim, hostabi.RecordsNodes)
 	nodes := make([]hostabi.Node, n)
 	for i := range nodes {
 		rr.rec = i
+		if err := rr.window(bound); err != nil {
+			return nil, err
+		}
 		if err := rr.node(&nodes[i]); err != nil {
 			return nil, err
 		}
@@ -99,18 +141,20 @@ func decodeInstanceRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi
 	if err != nil {
 		return nil, err
 	}
+	bound := recordBound(rr.lim, hostabi.RecordsInstances)
 	out := make([]hostabi.Instance, n)
 	for i := range out {
 		rr.rec = i
-		start := rr.off
-		var err error
+		if err := rr.window(bound); err != nil {
+			return nil, err
+		}
 		if out[i].UUID, err = rr.str("uuid", -1); err != nil {
 			return nil, err
 		}
 		if out[i].NodeUUID, err = rr.str("node_uuid", -1); err != nil {
 			return nil, err
 		}
-		if err := rr.charge(start, 2); err != nil {
+		if err := rr.charge(2); err != nil {
 			return nil, err
 		}
 	}
@@ -118,14 +162,13 @@ func decodeInstanceRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi
 }
 
 func (rr *recordReader) node(n *hostabi.Node) error {
-	start := rr.off
-	var err error
 	// The node's own strings (uuid, name, instance) share one allocation,
 	// which nothing but the node keeps: a third of the allocations.
-	own, at := rr.uniq[:0], [4]int{}
+	own, at := rr.own[:0], [4]int{}
 	for i, dst := range [...]*string{&n.UUID, &n.Name, &n.ResourceClass, &n.InstanceUUID, &n.PowerState,
 		&n.ProvisionState, &n.TargetProvisionState, &n.Fault, &n.Shard, &n.ConductorGroup} {
 		if slot := nodeShared[i]; slot >= 0 {
+			var err error
 			if *dst, err = rr.str(nodeFields[i], slot); err != nil {
 				return err
 			}
@@ -136,12 +179,11 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 			return err
 		}
 		own = append(own, b...)
-		rr.consume()
 		at[min(i, 3)] = len(own) // uuid 0, name 1, instance 3: ends at at[0], at[1], at[3]
 	}
 	one := string(own)
 	n.UUID, n.Name, n.InstanceUUID = one[:at[0]], one[at[0]:at[1]], one[at[1]:at[3]]
-	rr.uniq = own
+	rr.own = own
 	flags, err := rr.readByte("flags")
 	if err != nil {
 		return err
@@ -150,7 +192,6 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		return rr.fail("flags 0x%02x has unknown bits set", flags)
 	}
 	n.Maintenance, n.Retired = flags&hostabi.FlagMaintenance != 0, flags&hostabi.FlagRetired != 0
-	strs := 12
 	nt, err := rr.count("traits")
 	if err != nil {
 		return err
@@ -175,7 +216,7 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 			}
 		}
 	}
-	return rr.charge(start, strs+nt+2*nr)
+	return rr.charge(12 + nt + 2*nr)
 }
 
 func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
@@ -192,11 +233,11 @@ func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
 			return err
 		}
 	}
-	var raw [8]byte
-	if err := rr.full(raw[:], "allocation_ratio"); err != nil {
-		return err
+	if len(rr.win)-rr.p < 8 {
+		return rr.short("allocation_ratio")
 	}
-	ratio := math.Float64frombits(binary.LittleEndian.Uint64(raw[:]))
+	ratio := math.Float64frombits(binary.LittleEndian.Uint64(rr.win[rr.p:]))
+	rr.p += 8
 	if math.IsNaN(ratio) || math.IsInf(ratio, 0) {
 		return rr.fail("resource %q has allocation_ratio %v, not a finite number", Printable(name), ratio)
 	}
@@ -204,10 +245,10 @@ func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
 	return nil
 }
 
-// charge adds a record to the answer's decoded cost, as decodeList does
-// for JSON: its bytes, its strings, its fixed size.
-func (rr *recordReader) charge(start int64, strs int) error {
-	rr.cost += rr.off - start + int64(strs)*stringCost + recordCost
+// charge adds the record just read to the answer's decoded cost, as
+// decodeList does for JSON: its bytes, its strings, its fixed size.
+func (rr *recordReader) charge(strs int) error {
+	rr.cost += int64(rr.p) + int64(strs)*stringCost + recordCost
 	if rr.cost > rr.budget {
 		return &limitError{fmt.Sprintf("answer refused: its records would take more than %d MiB decoded (a quarter of plugin.memory_limit)", rr.budget>>20)}
 	}
@@ -216,8 +257,11 @@ func (rr *recordReader) charge(start int64, strs int) error {
 
 // end checks that nothing follows the last record.
 func (rr *recordReader) end() error {
-	if _, err := rr.r.ReadByte(); err != io.EOF {
-		return fmt.Errorf("binary answer: data after the last record (byte %d)", rr.off)
+	if err := rr.window(1); err != nil {
+		return err
+	}
+	if len(rr.win) > 0 {
+		return fmt.Errorf("binary answer: data after the last record (byte %d)", rr.base)
 	}
 	return nil
 }
@@ -229,7 +273,7 @@ func (rr *recordReader) count(field string) (int, error) {
 		return 0, err
 	}
 	if n > uint64(rr.lim.MaxTraits) {
-		return 0, &limitError{fmt.Sprintf("answer refused at byte %d: %s %d's \"%s\" holds %d entries, more than %d (plugin.max_traits)", rr.off, rr.what, rr.rec, field, n, rr.lim.MaxTraits)}
+		return 0, &limitError{fmt.Sprintf("answer refused at byte %d: %s %d's \"%s\" holds %d entries, more than %d (plugin.max_traits)", rr.at(), rr.what, rr.rec, field, n, rr.lim.MaxTraits)}
 	}
 	return int(n), nil
 }
@@ -245,72 +289,41 @@ var (
 // slotTraits is the first slot of recordReader.last for traits.
 const slotTraits = 7
 
-// str reads one string of at most MaxField bytes of valid UTF-8. A
-// string equal to the last one read in slot (unless -1) is shared with
-// it rather than allocated again.
+// str reads one string. A string equal to the last one read in slot
+// (unless -1) is shared with it rather than allocated again.
 func (rr *recordReader) str(field string, slot int) (string, error) {
 	b, err := rr.raw(field)
-	if err != nil || len(b) == 0 {
-		return "", err
+	if err != nil || len(b) == 0 || slot < 0 {
+		return string(b), err
 	}
-	var s string
-	switch {
-	case slot < 0:
-		s = string(b)
-	case rr.last[slot] == string(b):
-		s = rr.last[slot]
-	default:
-		s = string(b)
-		rr.last[slot] = s
+	if rr.last[slot] != string(b) {
+		rr.last[slot] = string(b)
 	}
-	rr.consume()
-	return s, nil
+	return rr.last[slot], nil
 }
 
-// raw reads one string's length and returns a view of its bytes, checked
-// (at most MaxField, valid UTF-8); the caller uses it, then consumes it.
+// raw reads one string's length and returns its bytes, in place, checked:
+// at most MaxField, and UTF-8 (each byte that is not becomes U+FFFD, as
+// encoding/json decodes it; then the bytes are a copy).
 func (rr *recordReader) raw(field string) ([]byte, error) {
-	var n uint64
-	c, err := rr.r.Peek(1)
-	if err == nil && c[0] < 0x80 { // a one-byte length: the common case
-		n = uint64(c[0])
-		rr.r.Discard(1)
-		rr.off++
-	} else if n, err = rr.uvarint(field); err != nil {
+	n, err := rr.uvarint(field)
+	if err != nil || n == 0 {
 		return nil, err
 	}
-	rr.pending, rr.taken = 0, 0
-	if n == 0 {
-		return nil, nil
-	}
 	if n > uint64(rr.lim.MaxField) {
-		b, _ := rr.r.Peek(min(int(n), nameLen))
+		b := rr.win[rr.p:min(len(rr.win), rr.p+nameLen)]
 		return nil, &limitError{fmt.Sprintf("answer refused at byte %d: a string in \"%s\" of %s %d is %d bytes, more than %d (plugin.max_field_length), starting \"%s\"",
-			rr.off, field, rr.what, rr.rec, n, rr.lim.MaxField, Printable(string(b)))}
+			rr.at(), field, rr.what, rr.rec, n, rr.lim.MaxField, Printable(string(b)))}
 	}
-	var b []byte
-	if int(n) <= rr.r.Size() {
-		b, err = rr.r.Peek(int(n)) // read in place: the common case
-		rr.pending = int(n)
-	} else { // plugin.max_field_length above the buffer
-		b = make([]byte, n)
-		_, err = io.ReadFull(rr.r, b)
-	}
-	if err != nil {
+	if uint64(len(rr.win)-rr.p) < n {
 		return nil, rr.short(field)
 	}
-	rr.taken = int64(n)
+	b := rr.win[rr.p : rr.p+int(n)]
+	rr.p += int(n)
 	if !utf8.Valid(b) {
 		b = validUTF8(b)
 	}
 	return b, nil
-}
-
-// consume moves past the string raw returned.
-func (rr *recordReader) consume() {
-	rr.r.Discard(rr.pending)
-	rr.off += rr.taken
-	rr.pending, rr.taken = 0, 0
 }
 
 // validUTF8 is b as encoding/json decodes a JSON string holding it:
@@ -330,60 +343,54 @@ func validUTF8(b []byte) []byte {
 }
 
 func (rr *recordReader) uvarint(field string) (uint64, error) {
-	v, err := binary.ReadUvarint(rr)
-	if err != nil {
-		return 0, rr.bad(field, err)
+	if rr.p < len(rr.win) && rr.win[rr.p] < 0x80 { // one byte: the common case
+		rr.p++
+		return uint64(rr.win[rr.p-1]), nil
 	}
-	return v, nil
+	v, n := binary.Uvarint(rr.win[rr.p:])
+	return v, rr.advance(field, n)
 }
 
 func (rr *recordReader) varint(field string) (int64, error) {
-	v, err := binary.ReadVarint(rr)
-	if err != nil {
-		return 0, rr.bad(field, err)
-	}
-	return v, nil
+	v, n := binary.Varint(rr.win[rr.p:])
+	return v, rr.advance(field, n)
 }
 
-func (rr *recordReader) readByte(field string) (byte, error) {
-	c, err := rr.ReadByte()
-	if err != nil {
-		return 0, rr.short(field)
-	}
-	return c, nil
-}
-
-func (rr *recordReader) full(b []byte, field string) error {
-	n, err := io.ReadFull(rr.r, b)
-	rr.off += int64(n)
-	if err != nil {
+// advance moves past a varint of n bytes as binary.Uvarint reports it:
+// 0 when the window ends inside it, negative when it overflows.
+func (rr *recordReader) advance(field string, n int) error {
+	switch {
+	case n == 0:
 		return rr.short(field)
+	case n < 0:
+		return rr.fail("the length or number in \"%s\" is malformed: it overflows 64 bits", field)
 	}
+	rr.p += n
 	return nil
 }
 
-// ReadByte makes rr an io.ByteReader that counts what it consumed.
-func (rr *recordReader) ReadByte() (byte, error) {
-	c, err := rr.r.ReadByte()
-	if err == nil {
-		rr.off++
+func (rr *recordReader) readByte(field string) (byte, error) {
+	if rr.p >= len(rr.win) {
+		return 0, rr.short(field)
 	}
-	return c, err
+	rr.p++
+	return rr.win[rr.p-1], nil
 }
 
-func (rr *recordReader) bad(field string, err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return rr.short(field)
-	}
-	return rr.fail("the length or number in \"%s\" is malformed: %v", field, err)
-}
+// at is the answer's offset being read.
+func (rr *recordReader) at() int64 { return rr.base + int64(rr.p) }
 
+// short is the error of a record cut off: the window holds the largest
+// record the limits allow unless the answer ends first.
 func (rr *recordReader) short(field string) error {
+	if rr.cut {
+		return rr.fail("a record longer than %d bytes, the most the host reads at once", maxWindow)
+	}
 	return rr.fail("the answer ends inside \"%s\"", field)
 }
 
 func (rr *recordReader) fail(format string, args ...any) error {
-	where := "binary answer at byte " + fmt.Sprint(rr.off)
+	where := "binary answer at byte " + fmt.Sprint(rr.at())
 	if rr.rec >= 0 {
 		where += fmt.Sprintf(", %s %d", rr.what, rr.rec)
 	}

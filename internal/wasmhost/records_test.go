@@ -219,3 +219,13 @@ func BenchmarkRecords10k(b *testing.B) {
 		}
 	})
 }
+
+// Limits an operator raised past the reader's 64 KB buffer still work:
+// the window grows to the largest record they allow.
+func TestRecordsUnderLargeLimits(t *testing.T) {
+	nodes := []hostabi.Node{{UUID: "u", Name: strings.Repeat("n", 100_000)}, {UUID: "v"}}
+	got, err := readNodes(encodeNodes(t, nodes), Limits{MaxField: 200_000}, 1<<30)
+	if err != nil || !reflect.DeepEqual(got, nodes) {
+		t.Fatalf("%d nodes, %v", len(got), err)
+	}
+}
