@@ -105,21 +105,24 @@ FUZZTIME ?= 10s
 fuzz: plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) scripts/fuzz.sh $(FUZZTIME)
 
-# bench writes BENCHMARKS.md: engine figures from cmd/rpbench, nova 26.2.2
-# measured side by side (internal/bench TestNovaSideBySide), the cold-start
-# curve against the production-shaped Placement (uWSGI + MariaDB) and the
-# sqlite one, then the Wasm-versus-native and per-call benchmarks of the
-# plugin host. BENCH=quick (default) or BENCH=full (nova at 500 nodes, the
-# curve at 10k nodes, 3 rounds). CI does not run it.
+# bench writes BENCHMARKS.md in one run: nova 26.2.2 measured side by
+# side (internal/bench TestNovaSideBySide), the POST /reshaper experiment,
+# the go test benchmarks of the plugin host and plugins (scripts/bench-go.sh,
+# whose ratios become the plugin ceiling rows), then cmd/rpbench: the engine
+# at 1k/10k/100k nodes, the real Placement, the production-shaped one
+# (uWSGI + MariaDB) and the cold-start curve. CI does not run it.
+# BENCH=quick (default, under 15 minutes on 2 CPUs) or BENCH=full (nova at
+# 500 nodes, 10k nodes on uWSGI + MariaDB, the curve at 1k on both
+# Placements, 3 rounds: about two hours).
 BENCH ?= quick
-# Neither fits in 15 minutes on 2 CPUs: nova at 200 nodes alone takes
-# about 5, the curve creates 2 x 5 x rounds x nodes providers per Placement.
 ifeq ($(BENCH),full)
-BENCH_NOVA_SIZES := 50,200,500
-BENCH_CURVE      := -curve-nodes 1000 -curve-rounds 3
+BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3
+BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=1000 RPBENCH_RESHAPER_ROUNDS=3
+BENCH_RPBENCH  := -real 1000 -real-rounds 3 -prod 10000 -prod-rounds 1 -curve-nodes 1000 -curve 1,2,4,8,16 -curve-rounds 3 -curve-kinds prod,sqlite
 else
-BENCH_NOVA_SIZES := 50,200
-BENCH_CURVE      := -curve-nodes 1000 -curve-rounds 1
+BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200 RPBENCH_NOVA_ROUNDS=2
+BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2
+BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif
 bench-deps:
 	scripts/nova/install.sh
@@ -127,14 +130,16 @@ bench-deps:
 
 bench: build plugins bench-deps
 	@mkdir -p build
-	RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=$(BENCH_NOVA_SIZES) RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=$(CURDIR)/build/bench-nova.md \
+	@date +%s > build/bench-started
+	RPBENCH_NOVA=1 $(BENCH_NOVA) RPBENCH_NOVA_OUT=$(CURDIR)/build/bench-nova.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -timeout 90m -run 'TestNovaSideBySide$$' -v ./internal/bench/
-	RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
-		$(GO) test -timeout 40m -run 'TestReshaperBench$$' -v ./internal/bench/
+		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/bench/
+	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
+		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/bench/
+	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
-		-nova build/bench-nova.md -reshaper build/bench-reshaper.md $(BENCH_CURVE) -command "make bench BENCH=$(BENCH)"
-	scripts/bench-go.sh >> BENCHMARKS.md
+		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
+		-started $$(cat build/bench-started) -command "make bench BENCH=$(BENCH)"
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and
 # staticcheck for the host and for wasip1, every exported name documented,

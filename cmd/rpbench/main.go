@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,70 +15,120 @@ import (
 	"github.com/rpengine/rpengine/internal/bench"
 )
 
+// options are rpbench's flags.
+type options struct {
+	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, goBench, command string
+	real, realRounds, prod, prodRounds                                        int
+	curveN, curveR                                                            int
+	curveC, curveKinds                                                        string
+	started                                                                   int64
+}
+
+func parseFlags() options {
+	var o options
+	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "report file")
+	flag.StringVar(&o.sizes, "sizes", "1000,10000,100000", "fleet sizes on the fake Placement")
+	flag.IntVar(&o.real, "real", 1000, "fleet size on the real single-process Placement (0: skip)")
+	flag.IntVar(&o.realRounds, "real-rounds", 2, "cold-start ratio rounds on the real single-process Placement (0: skip)")
+	flag.IntVar(&o.prod, "prod", 1000, "cold-start ratio: fleet size on the production-shaped Placement (0: skip)")
+	flag.IntVar(&o.prodRounds, "prod-rounds", 2, "cold-start ratio rounds on the production-shaped Placement")
+	flag.StringVar(&o.engineBin, "engine", "bin/engine", "engine binary")
+	flag.StringVar(&o.plugin, "plugin", "build/plugins/fake.wasm", "fake plugin")
+	flag.StringVar(&o.root, "root", ".", "repository root (for scripts/)")
+	flag.StringVar(&o.novaMD, "nova", "", "Markdown of nova side by side (TestNovaSideBySide's RPBENCH_NOVA_OUT) to include")
+	flag.IntVar(&o.curveN, "curve-nodes", 1000, "cold-start curve: fleet size on each Placement (0: skip)")
+	flag.StringVar(&o.curveC, "curve", "1,2,4,8,16", "cold-start curve: concurrencies")
+	flag.IntVar(&o.curveR, "curve-rounds", 2, "cold-start curve: rounds at each concurrency")
+	flag.StringVar(&o.curveKinds, "curve-kinds", "prod,sqlite", "cold-start curve: which Placements (prod, sqlite)")
+	flag.StringVar(&o.reshaperMD, "reshaper", "", "Markdown of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
+	flag.StringVar(&o.goBench, "gobench", "", "go test -bench output (scripts/bench-go.sh) to turn into ceiling rows and include")
+	flag.StringVar(&o.command, "command", "make bench", "the command named in the report")
+	flag.Int64Var(&o.started, "started", 0, "Unix time the whole bench started (to report its duration)")
+	flag.Parse()
+	// The engine runs in a temporary directory: paths must not be relative.
+	for _, p := range []*string{&o.engineBin, &o.plugin, &o.root} {
+		if abs, err := filepath.Abs(*p); err == nil {
+			*p = abs
+		}
+	}
+	return o
+}
+
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "fake-placement" {
 		bench.ServeFake()
 		return
 	}
-	out := flag.String("out", "BENCHMARKS.md", "report file")
-	sizes := flag.String("sizes", "1000,10000,100000", "fleet sizes on the fake Placement")
-	real := flag.Int("real", 1000, "fleet size on the real Placement (0: skip)")
-	engineBin := flag.String("engine", "bin/engine", "engine binary")
-	plugin := flag.String("plugin", "build/plugins/fake.wasm", "fake plugin")
-	root := flag.String("root", ".", "repository root (for scripts/)")
-	novaMD := flag.String("nova", "", "Markdown table of nova side by side (TestNovaSideBySide's RPBENCH_NOVA_OUT) to include")
-	curveN := flag.Int("curve-nodes", 1000, "cold-start curve: fleet size on each Placement (0: skip)")
-	curveC := flag.String("curve", "1,2,4,8,16", "cold-start curve: concurrencies")
-	curveR := flag.Int("curve-rounds", 2, "cold-start curve: rounds at each concurrency")
-	reshaperMD := flag.String("reshaper", "", "Markdown table of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
-	command := flag.String("command", "make bench", "the command named in the report")
-	flag.Parse()
-	ctx := context.Background()
-	rows, notes, err := all(ctx, *sizes, *real, *engineBin, *plugin, *root)
-	if err != nil {
+	o := parseFlags()
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "rpbench:", err)
 		os.Exit(1)
 	}
-	var sections []bench.Section
-	if *novaMD != "" {
-		s, err := novaSection(*novaMD)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "rpbench:", err)
-			os.Exit(1)
-		}
-		sections = append(sections, s)
-	}
-	if *reshaperMD != "" {
-		s, err := reshaperSection(*reshaperMD)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "rpbench:", err)
-			os.Exit(1)
-		}
-		sections = append(sections, s)
-	}
-	if *curveN > 0 {
-		s, err := curveSection(ctx, *root, *out, *curveN, *curveC, *curveR)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "rpbench:", err)
-			os.Exit(1)
-		}
-		sections = append(sections, s)
-	}
-	f, err := os.Create(*out)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "rpbench:", err)
-		os.Exit(1)
-	}
-	defer f.Close()
-	bench.Write(f, *command, rows, notes, sections...)
-	bench.Write(os.Stdout, *command, rows, notes, sections...)
 }
 
-func all(ctx context.Context, sizes string, realN int, bin, plugin, root string) ([]bench.Row, []string, error) {
+func run(o options) error {
+	ctx := context.Background()
+	if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+		return err
+	}
+	load := bench.LoadAverage()
+	rows, notes, err := all(ctx, o)
+	if err != nil {
+		return err
+	}
+	var sections []bench.Section
+	if o.goBench != "" {
+		r, s, err := goBenchSection(o.goBench)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+		sections = append(sections, s)
+	}
+	for _, inc := range []struct {
+		path string
+		f    func(string) (bench.Section, error)
+	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}} {
+		if inc.path == "" {
+			continue
+		}
+		s, err := inc.f(inc.path)
+		if err != nil {
+			return err
+		}
+		sections = append(sections, s)
+	}
+	if o.curveN > 0 {
+		s, err := curveSection(ctx, o)
+		if err != nil {
+			return err
+		}
+		sections = append(sections, s)
+	}
+	m := bench.Machine{LoadBefore: load, LoadAfter: bench.LoadAverage()}
+	if o.started > 0 {
+		m.Took = time.Since(time.Unix(o.started, 0))
+	}
+	f, err := os.Create(o.out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	bench.Write(f, o.command, m, rows, notes, sections...)
+	return f.Sync()
+}
+
+func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 	var rows []bench.Row
 	var notes []string
 	salt := uint32(time.Now().Unix())
-	for _, s := range strings.Split(sizes, ",") {
+	add := func(r ...bench.Row) {
+		rows = append(rows, r...)
+		for _, x := range r {
+			fmt.Fprintf(os.Stderr, "rpbench: | %s | %s | %s | %s | %s |\n", x.Metric, x.Fleet, x.Value, x.Goal, x.Met)
+		}
+	}
+	for _, s := range strings.Split(o.sizes, ",") {
 		if strings.TrimSpace(s) == "" {
 			continue
 		}
@@ -85,65 +136,98 @@ func all(ctx context.Context, sizes string, realN int, bin, plugin, root string)
 		if err != nil {
 			return nil, nil, fmt.Errorf("-sizes: %w", err)
 		}
-		step := func(name string, f func(c *bench.Child) ([]bench.Row, error)) error {
-			fmt.Fprintf(os.Stderr, "rpbench: %s at %d nodes\n", name, n)
-			c, err := bench.StartFake()
-			if err != nil {
-				return err
-			}
-			defer c.Stop()
-			r, err := f(c)
-			rows = append(rows, r...)
-			return err
-		}
-		if err := step("requests and CPU", func(c *bench.Child) ([]bench.Row, error) { return bench.Requests(ctx, c.URL, c.Bump, n, salt) }); err != nil {
-			return nil, nil, err
-		}
-		if n <= 10000 {
-			if err := step("cold-start ratio", func(c *bench.Child) ([]bench.Row, error) {
-				r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 5, salt+100)
-				return []bench.Row{r}, err
-			}); err != nil {
-				return nil, nil, err
-			}
-		}
-		if err := step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
-			return bench.Process(bin, plugin, c.URL, n, int(salt))
-		}); err != nil {
+		if err := fakeSteps(ctx, o, n, salt, add); err != nil {
 			return nil, nil, err
 		}
 	}
-	if realN > 0 {
-		fmt.Fprintf(os.Stderr, "rpbench: real Placement at %d nodes\n", realN)
-		c, err := bench.StartReal(root, 18779)
-		if err != nil {
+	if o.real > 0 {
+		if err := realSteps(ctx, o, salt, add); err != nil {
 			return nil, nil, err
 		}
-		defer c.Stop()
-		r, err := bench.Requests(ctx, c.URL, nil, realN, salt+200)
-		if err != nil {
-			return nil, nil, err
-		}
-		for i := range r {
-			r[i].Fleet = strings.Replace(r[i].Fleet, "fake", "real Placement 8.0", 1)
-		}
-		rows = append(rows, r...)
-		cr, err := bench.ColdRatio(ctx, c.URL, "real Placement 8.0", realN, 2, salt+300)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows = append(rows, cr)
 		notes = append(notes, "On the real Placement the another-writer rows are absent: it has no bump hook.")
 	}
-	notes = append(notes,
-		"Cold start against the fake Placement is bound by CPU, not by the server: the in-memory fake answers in tens of "+
-			"microseconds, so the engine's client work (gophercloud, JSON) competes with it for the same two cores; "+
-			"BenchmarkRequestOverhead in engine/placement measures that client cost per request. Against the real "+
-			"Placement, the server the ceiling is about, the engine is at or above the bare client.",
-		"Restart time grows with the fleet because the first cycle includes the plugin's full listing (10,000 nodes "+
-			"generated and encoded in the Wasm guest, then decoded by the host) and the provider listing; process start, "+
-			"the warm compile cache and the state file overlap with it.",
-		"The fake Placement runs in a child process, so engine CPU figures are the engine's alone.",
-		"Plugin Wasm-versus-native figures come from `go test -bench` in hostabi/ and plugins/ironic/ (appended below by make bench).")
+	if o.prod > 0 {
+		fmt.Fprintf(os.Stderr, "rpbench: production-shaped Placement, cold start at %d nodes\n", o.prod)
+		c, err := bench.StartProd(o.root, 18785, 4)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := bench.ColdRatio(ctx, c.URL, "Placement 8.0, uWSGI 4 workers + MariaDB", o.prod, o.prodRounds, salt+400)
+		c.Stop()
+		if err != nil {
+			return nil, nil, err
+		}
+		add(r)
+	}
+	notes = append(notes, fixedNotes...)
 	return rows, notes, nil
+}
+
+// fakeSteps measures n nodes on the fake Placement, each step with a
+// fresh fake in a child process.
+func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...bench.Row)) error {
+	step := func(name string, f func(c *bench.Child) ([]bench.Row, error)) error {
+		fmt.Fprintf(os.Stderr, "rpbench: %s at %d nodes\n", name, n)
+		c, err := bench.StartFake()
+		if err != nil {
+			return err
+		}
+		defer c.Stop()
+		r, err := f(c)
+		add(r...)
+		return err
+	}
+	if err := step("requests and CPU", func(c *bench.Child) ([]bench.Row, error) { return bench.Requests(ctx, c.URL, c.Bump, n, salt) }); err != nil {
+		return err
+	}
+	if n <= 10000 {
+		if err := step("cold-start ratio", func(c *bench.Child) ([]bench.Row, error) {
+			r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 5, salt+100)
+			return []bench.Row{r}, err
+		}); err != nil {
+			return err
+		}
+	}
+	return step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
+		return bench.Process(o.engineBin, o.plugin, c.URL, n, int(salt))
+	})
+}
+
+// realSteps measures the real single-process Placement (sqlite).
+func realSteps(ctx context.Context, o options, salt uint32, add func(...bench.Row)) error {
+	fmt.Fprintf(os.Stderr, "rpbench: real Placement at %d nodes\n", o.real)
+	c, err := bench.StartReal(o.root, 18779)
+	if err != nil {
+		return err
+	}
+	defer c.Stop()
+	r, err := bench.Requests(ctx, c.URL, nil, o.real, salt+200)
+	if err != nil {
+		return err
+	}
+	for i := range r {
+		r[i].Fleet = strings.Replace(r[i].Fleet, "fake", "real Placement 8.0", 1)
+	}
+	add(r...)
+	if o.realRounds == 0 {
+		return nil
+	}
+	cr, err := bench.ColdRatio(ctx, c.URL, "real Placement 8.0, single process + sqlite", o.real, o.realRounds, salt+300)
+	if err != nil {
+		return err
+	}
+	add(cr)
+	return nil
+}
+
+var fixedNotes = []string{
+	"Cold start against the fake Placement is bound by CPU, not by the server: the in-memory fake answers in tens of " +
+		"microseconds, so the engine's client work (gophercloud, JSON) competes with it for the same two cores; " +
+		"BenchmarkRequestOverhead in engine/placement measures that client cost per request. Against the real " +
+		"Placements, the servers the ceiling is about, compare the engine with the bare client.",
+	"Restart time grows with the fleet because the first cycle includes the plugin's full listing (every node " +
+		"generated and encoded in the Wasm guest, then decoded by the host) and the provider listing; process start, " +
+		"the warm compile cache and the state file overlap with it.",
+	"The fake Placement runs in a child process, so engine CPU figures are the engine's alone.",
+	"The plugin ceiling rows come from the `go test -bench` runs in the last section, each ratio measured in one benchmark run.",
 }

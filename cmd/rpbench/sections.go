@@ -23,9 +23,8 @@ over the same real Ironic (fake-hardware nodes, all available, no instances), ea
 (single process, sqlite), both behind one request-counting proxy (internal/bench/counter.go). Request counts are
 exact. CPU is user+system: nova's is its process's time inside the periodic (a long-running nova-compute); the
 engine's is the whole ` + "`engine once`" + ` process (start-up, plugin load from the warm compile cache, plugin child
-process, listing, cycle), so it overstates a running engine's cycle. Wall and CPU come from a machine shared
-with other agents' builds and tests (2 CPUs): treat them as ±50 %; the request counts and ratios are the figures
-to quote. Cells show min / median / max of the rounds (one value when all agree); ratios are of medians.
+process, listing, cycle), so it overstates a running engine's cycle. Wall and CPU move with the machine's load
+(stated at the top); the request counts and ratios are the figures to quote. Cells show min / median / max of the rounds (one value when all agree); ratios are of medians.
 "one node into or out of maintenance" is two rounds: into, then out again.
 
 Rerun: ` + "`RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=50,200 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=nova.md go test ./internal/bench -run TestNovaSideBySide -v -timeout 60m`" + `
@@ -44,20 +43,43 @@ func reshaperSection(path string) (bench.Section, error) {
 PUT traits as before, but write the inventories of each batch of 50 new providers in one ` + "`POST /reshaper`" + `
 (microversion 1.30, empty allocations): 2 + 1/50 requests per provider instead of 3. Compared with the per-provider
 writes of the bare client (internal/bench/bare.go) at the same concurrency (4), fresh uuids, alternating which goes
-first; each Placement started fresh. Shared 2-CPU machine with other agents: rates ±50 %; the ratio is paired per
-round. TestReshaperWrites checks the end state (each provider's inventory equal to the per-provider write's).
+first; each Placement started fresh. Rates move with the machine's load; the ratio is paired per round. TestReshaperWrites checks the end state (each provider's inventory equal to the per-provider write's).
 Rerun: ` + "`RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2 RPBENCH_RESHAPER_OUT=reshaper.md go test ./internal/bench -run TestReshaperBench -v -timeout 40m`" + `.
 
 ` + string(b)
 	return bench.Section{Title: "POST /reshaper for new providers' inventories (experiment)", Body: body}, nil
 }
 
+// goBenchSection turns the go test benchmarks (scripts/bench-go.sh's
+// Markdown) into ceiling rows and includes it as it is.
+func goBenchSection(path string) ([]bench.Row, bench.Section, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
+	}
+	ms, err := bench.ParseGoBench(bytes.NewReader(b))
+	if err != nil {
+		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
+	}
+	return bench.PluginCeilings(ms), bench.Section{Body: string(b)}, nil
+}
+
+type curveKind struct {
+	label, short, color string
+	start               func(root string) (*bench.Child, error)
+}
+
+var curveKinds = map[string]curveKind{
+	"prod":   {"uWSGI 4 workers + MariaDB", "uWSGI+MariaDB", "#1f77b4", func(root string) (*bench.Child, error) { return bench.StartProd(root, 18781, 4) }},
+	"sqlite": {"single process + sqlite", "sqlite", "#ff7f0e", func(root string) (*bench.Child, error) { return bench.StartReal(root, 18783) }},
+}
+
 // curveSection measures the cold-start curve on the production-shaped
 // Placement and on the single-process sqlite one, and draws it next to
 // the report.
-func curveSection(ctx context.Context, root, out string, n int, concList string, rounds int) (bench.Section, error) {
+func curveSection(ctx context.Context, o options) (bench.Section, error) {
 	var concs []int
-	for _, s := range strings.Split(concList, ",") {
+	for _, s := range strings.Split(o.curveC, ",") {
 		c, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
 			return bench.Section{}, fmt.Errorf("-curve: %w", err)
@@ -65,49 +87,48 @@ func curveSection(ctx context.Context, root, out string, n int, concList string,
 		concs = append(concs, c)
 	}
 	salt := uint32(os.Getpid()) << 12
-	type kind struct {
-		label, short, color string
-		start               func() (*bench.Child, error)
-	}
-	kinds := []kind{
-		{"uWSGI 4 workers + MariaDB", "uWSGI+MariaDB", "#1f77b4", func() (*bench.Child, error) { return bench.StartProd(root, 18781, 4) }},
-		{"single process + sqlite", "sqlite", "#ff7f0e", func() (*bench.Child, error) { return bench.StartReal(root, 18783) }},
-	}
 	var rows []bench.Row
 	var series []bench.Series
-	for i, k := range kinds {
-		fmt.Fprintf(os.Stderr, "rpbench: cold-start curve on Placement %s at %d nodes\n", k.label, n)
-		c, err := k.start()
+	var labels []string
+	for i, name := range strings.Split(o.curveKinds, ",") {
+		k, ok := curveKinds[strings.TrimSpace(name)]
+		if !ok {
+			return bench.Section{}, fmt.Errorf("-curve-kinds: %q is not prod or sqlite", name)
+		}
+		fmt.Fprintf(os.Stderr, "rpbench: cold-start curve on Placement %s at %d nodes\n", k.label, o.curveN)
+		c, err := k.start(o.root)
 		if err != nil {
 			return bench.Section{}, err
 		}
-		pts, err := bench.ColdCurve(ctx, c.URL, n, rounds, concs, salt+uint32(i)<<24)
+		pts, err := bench.ColdCurve(ctx, c.URL, o.curveN, o.curveR, concs, salt+uint32(i)<<24)
 		c.Stop()
 		if err != nil {
 			return bench.Section{}, err
 		}
-		rows = append(rows, bench.CurveRows("Placement 8.0, "+k.label, n, pts)...)
+		labels = append(labels, k.label)
+		rows = append(rows, bench.CurveRows("Placement 8.0, "+k.label, o.curveN, pts)...)
 		series = append(series,
 			bench.Series{Name: "engine, " + k.short, Color: k.color, Points: pts},
 			bench.Series{Name: "bare, " + k.short, Color: k.color, Dashed: true, Bare: true, Points: pts})
 	}
-	svgName := strings.TrimSuffix(filepath.Base(out), filepath.Ext(out)) + "-cold-curve.svg"
+	svgName := strings.TrimSuffix(filepath.Base(o.out), filepath.Ext(o.out)) + "-cold-curve.svg"
 	var svg bytes.Buffer
-	bench.PlotSVG(&svg, fmt.Sprintf("Cold start of %d providers against Placement 8.0", n), series)
-	if err := os.WriteFile(filepath.Join(filepath.Dir(out), svgName), svg.Bytes(), 0o644); err != nil {
+	bench.PlotSVG(&svg, fmt.Sprintf("Cold start of %d providers against Placement 8.0", o.curveN), series)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(o.out), svgName), svg.Bytes(), 0o644); err != nil {
 		return bench.Section{}, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Cold start: %d new providers created by the engine (one cycle, `engine.concurrency` = c) and by the bare\n", n)
+	fmt.Fprintf(&b, "Cold start: %d new providers created by the engine (one cycle, `engine.concurrency` = c) and by the bare\n", o.curveN)
 	fmt.Fprintf(&b, "client (internal/bench/bare.go: the same three requests per provider, c connections), alternating which goes\n")
-	fmt.Fprintf(&b, "first, each round with fresh uuids on a Placement started fresh for the curve. Production-shaped: Debian's\n")
-	fmt.Fprintf(&b, "uWSGI, 4 single-threaded worker processes, on Debian's MariaDB 10.11 with its default durability\n")
-	fmt.Fprintf(&b, "(scripts/placement-prod). Shared 2-CPU machine (other agents running): rates are ±50 %%, the engine/bare\n")
-	fmt.Fprintf(&b, "ratio is measured in the same round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -curve-nodes %d -curve %s -curve-rounds %d -out BENCHMARKS.md`.\n\n", n, concList, rounds)
+	fmt.Fprintf(&b, "first, each round with fresh uuids, on each Placement started fresh for the curve (%s).\n", strings.Join(labels, "; "))
+	fmt.Fprintf(&b, "Production-shaped: Debian's uWSGI, 4 single-threaded worker processes, on Debian's MariaDB 10.11 with its\n")
+	fmt.Fprintf(&b, "default durability (scripts/placement-prod). Rates move with the machine's load; the engine/bare ratio is\n")
+	fmt.Fprintf(&b, "paired within each round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -prod 0 -curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s -out BENCHMARKS.md`.\n\n",
+		o.curveN, o.curveC, o.curveR, o.curveKinds)
 	fmt.Fprintf(&b, "![cold-start rate against engine.concurrency](%s)\n\n", svgName)
 	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met |\n|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met)
 	}
-	return bench.Section{Title: "Production-shaped Placement: cold start against engine.concurrency", Body: b.String()}, nil
+	return bench.Section{Title: "Cold start against engine.concurrency", Body: b.String()}, nil
 }

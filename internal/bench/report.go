@@ -1,22 +1,79 @@
 package bench
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"strings"
 	"time"
 )
 
-// Section is a titled part of the report after the main table.
+// Section is a titled part of the report after the main table; one
+// without a title is included as it is.
 type Section struct {
 	Title, Body string
 }
 
+// Machine is what the report says about where and how long it ran.
+type Machine struct {
+	LoadBefore, LoadAfter string
+	Took                  time.Duration
+}
+
+// LoadAverage is /proc/loadavg's first three fields ("" elsewhere).
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// procField is the value of the first "key: value" line of a /proc file.
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func (m Machine) describe() string {
+	s := fmt.Sprintf("%s/%s, %d CPUs", runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	if cpu := procField("/proc/cpuinfo", "model name"); cpu != "" {
+		s += " (" + cpu + ")"
+	}
+	if mem := procField("/proc/meminfo", "MemTotal"); mem != "" {
+		s += ", " + mem + " memory"
+	}
+	s += ", " + runtime.Version()
+	if m.LoadBefore != "" {
+		s += fmt.Sprintf("; load average %s at the start, %s at the end", m.LoadBefore, m.LoadAfter)
+	}
+	if m.Took > 0 {
+		s += fmt.Sprintf("; the whole run took %.1f minutes", m.Took.Minutes())
+	}
+	return s
+}
+
 // Write prints the report as Markdown.
-func Write(w io.Writer, command string, rows []Row, notes []string, sections ...Section) {
-	fmt.Fprintf(w, "# Benchmarks\n\nProduced by `%s` on %s (%s/%s, %d CPUs, %s).\n\n",
-		command, time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+func Write(w io.Writer, command string, m Machine, rows []Row, notes []string, sections ...Section) {
+	fmt.Fprintf(w, "# Benchmarks\n\nProduced by `%s` on %s.\n\nMachine: %s.\n\n",
+		command, time.Now().UTC().Format("2006-01-02 15:04 MST"), m.describe())
 	fmt.Fprintln(w, "| figure | fleet | value | goal | met |\n|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met)
@@ -28,6 +85,10 @@ func Write(w io.Writer, command string, rows []Row, notes []string, sections ...
 		}
 	}
 	for _, s := range sections {
+		if s.Title == "" { // already Markdown with its own headings
+			fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(s.Body))
+			continue
+		}
 		fmt.Fprintf(w, "\n## %s\n\n%s\n", s.Title, strings.TrimSpace(s.Body))
 	}
 }

@@ -32,19 +32,20 @@ func Requests(ctx context.Context, url string, bump func([]string) error, n int,
 	if len(cold.Errors) > 0 {
 		return nil, fmt.Errorf("cold cycle at %d: %v", n, cold.Errors[0])
 	}
-	var cpus, walls []time.Duration
+	var cpus, walls []float64
 	var reqs int64
 	for range 5 {
 		m := Measure(ctx, eng)
-		cpus, walls, reqs = append(cpus, m.CPU), append(walls, m.Wall), max(reqs, m.Requests)
+		cpus, walls, reqs = append(cpus, msOf(m.CPU)), append(walls, msOf(m.Wall)), max(reqs, m.Requests)
 	}
-	cpu := Median(cpus)
+	cpu := SpreadOf(cpus)
+	goal, ok := cpuGoal(n, cpu.Med)
 	rows := []Row{
 		{"cold cycle: providers created per second", fleet, fmt.Sprintf("%.0f/s (%s, %d requests)",
 			float64(n)/cold.Wall.Seconds(), cold.Wall.Round(time.Millisecond), cold.Requests), "", ""},
 		{"Placement requests per idle cycle (max of 5)", fleet, fmt.Sprint(reqs), "≤ 2", verdict(reqs <= 2)},
-		{"engine CPU per idle cycle, plugin excluded (median of 5)", fleet, ms(cpu), "≤ 100 ms at 10k", verdict(n != 10000 || cpu <= 100*time.Millisecond)},
-		{"idle cycle wall time (median of 5)", fleet, ms(Median(walls)), "", ""},
+		{"engine CPU per idle cycle, plugin excluded, ms (min / median / max of 5)", fleet, cpu.Format("%.1f"), goal, ok},
+		{"idle cycle wall time, ms (min / median / max of 5)", fleet, SpreadOf(walls).Format("%.1f"), "", ""},
 	}
 	for _, k := range []int{1, 10, 100} {
 		if k > n {
@@ -102,16 +103,21 @@ func ColdRatio(ctx context.Context, url, label string, n, rounds int, salt uint3
 		}
 		ratios = append(ratios, bareWall.Seconds()/engineWall.Seconds())
 	}
-	med := medianF(ratios)
-	return Row{"cold start: engine write rate / bare client's (median of rounds)",
-		fmt.Sprintf("%d (%s, %d rounds)", n, label, rounds),
-		fmt.Sprintf("%.0f%%", 100*med), "≥ 90%", verdict(med >= 0.9)}, nil
+	sp := SpreadOf(ratios)
+	return Row{fmt.Sprintf("cold start: engine write rate / bare client's at concurrency 4 (min / median / max of %d rounds)", rounds),
+		fmt.Sprintf("%d (%s)", n, label), sp.Format("%.2f"), "≥ 0.90", verdict(sp.Med >= 0.9)}, nil
 }
 
-func medianF(xs []float64) float64 {
-	ds := make([]time.Duration, len(xs))
-	for i, x := range xs {
-		ds[i] = time.Duration(x * 1e9)
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpuGoal is issue 17's ceiling on engine CPU per idle cycle: 100 ms at
+// 10k nodes, 400 ms at 100k; other sizes have none.
+func cpuGoal(n int, medMS float64) (goal, met string) {
+	switch n {
+	case 10000:
+		return "≤ 100 ms", verdict(medMS <= 100)
+	case 100000:
+		return "≤ 400 ms", verdict(medMS <= 400)
 	}
-	return Median(ds).Seconds()
+	return "", ""
 }
