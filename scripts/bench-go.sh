@@ -20,7 +20,7 @@ done
 go test -run '^$' -bench 'Records10k' -benchtime 20x -count 3 ./internal/wasmhost 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 echo '```'
 echo
-echo "Plugin-call ceilings at 10,000 nodes (issue 17), each ratio of medians measured in one run with its baseline (guesttest.Compare: native, native+abi and wasm interleaved, 9 calls each); min / median / max of the 3 runs. Goals: wasm/native <= 1.5, abi/native <= 1.2."
+echo "Plugin-call ceilings at 10,000 nodes (issue 17), each ratio of medians measured in one run with its baseline (guesttest.Compare: native, native+abi and wasm interleaved, 15 calls each); min / median / max of the 3 runs. Goals: wasm/native <= 1.5, abi/native <= 1.2."
 echo
 echo "| benchmark | metric | min | median | max |"
 echo "|---|---|---|---|---|"

@@ -2,7 +2,8 @@
 // plugin's Go code through the SDK's own encoding, and through wazero on
 // the plugin built for GOOS=wasip1, exactly as the engine loads it. Both
 // runs hand the test a *wasmhost.Plugin, so the test is written once. It
-// also builds plugins for tests, once per test process.
+// also builds plugins for tests, once per test process, and times ways of
+// making the same call against each other in one benchmark (Compare).
 //
 // It is for tests only: never import it from the engine or a plugin.
 //

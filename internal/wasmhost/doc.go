@@ -15,7 +15,8 @@
 // them between cycles.
 //
 // Answers are decoded as they stream out of the plugin, within Limits and
-// a budget of decoded memory (answer.go, guard.go); what the plugin prints
+// a budget of decoded memory: JSON (answer.go, guard.go), or the binary
+// records the host offers for listings (records.go); what the plugin prints
 // reaches the engine only as attributes of log records tagged with its
 // name (output.go).
 //

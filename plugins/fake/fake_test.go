@@ -140,7 +140,7 @@ func BenchmarkList10k(b *testing.B) {
 			}
 		}
 	}
-	guesttest.Compare(b, 3, []guesttest.Variant{
+	guesttest.Compare(b, 5, []guesttest.Variant{
 		{Name: "native", Run: func(tb testing.TB) {
 			if nodes, err := own.ListNodes(hostabi.ListNodesRequest{}); err != nil || len(nodes) != 10000 {
 				tb.Fatal(len(nodes), err)

@@ -75,7 +75,7 @@ func BenchmarkListNodes10k(b *testing.B) {
 			}
 		}
 	}
-	guesttest.Compare(b, 3, []guesttest.Variant{
+	guesttest.Compare(b, 5, []guesttest.Variant{
 		{Name: "native", Run: func(tb testing.TB) {
 			if nodes, err := native.ListNodes(hostabi.ListNodesRequest{}); err != nil || len(nodes) != benchNodes {
 				tb.Fatal(len(nodes), err)
