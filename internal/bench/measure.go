@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"syscall"
 	"time"
@@ -52,5 +51,3 @@ func Median(ds []time.Duration) time.Duration {
 	}
 	return s[len(s)/2]
 }
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
