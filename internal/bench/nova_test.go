@@ -37,15 +37,24 @@ func TestNovaSideBySide(t *testing.T) {
 	ic := ironictest.NewClient(t, ironicURL)
 	plugin := plugintest.Build(t, "plugins/ironic")
 	bin := engineBinary(t)
+	replayRounds := envInts(t, "RPBENCH_NOVA_REPLAY_ROUNDS", "1")[0]
 	var nodes []string
 	var rows []novaRow
-	for _, n := range sizes {
+	var replayed []replayRow
+	for i, n := range sizes {
 		nodes = addNodes(t, ic, nodes, n)
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			rows = append(rows, sideBySide(t, bin, plugin, ironicURL, ic, nodes, rounds)...)
+			r := newNovaRig(t, bin, plugin, ironicURL)
+			rows = append(rows, sideBySide(t, r, ic, nodes, rounds)...)
+			if i == 0 && replayRounds > 0 { // the window does not depend on the fleet's size
+				replayed = replay1841481(t, r, ic, nodes, replayRounds, i < len(sizes)-1)
+			}
 		})
 		// after each size, so a long run stopped early keeps what it measured
 		md := novaMarkdown(rows)
+		if len(replayed) > 0 {
+			md += "\n" + replayMarkdown(replayed)
+		}
 		t.Log("\n" + md)
 		if out := os.Getenv("RPBENCH_NOVA_OUT"); out != "" {
 			if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
@@ -66,20 +75,37 @@ type novaRow struct {
 	novaWrites, engWrites []float64
 }
 
-func sideBySide(t *testing.T, bin, plugin, ironicURL string, ic *ironictest.Client, nodes []string, rounds int) []novaRow {
-	c := NewCounter()
-	defer c.Close()
-	novaURL, err := c.Side("nova", placementtest.StartReal(t))
-	if err != nil {
+// novaRig is one size's pair: nova and the engine, each with its own
+// fresh Placement behind one counting proxy.
+type novaRig struct {
+	c                   *Counter
+	novaRaw, engRaw     string // the Placements themselves, for uncounted reads and writes
+	novaURL, engURL     string // the same behind the counter
+	nova                *novatest.Nova
+	cfg                 string // the engine's config (its state file beside it)
+	bin, plugin, ironic string
+}
+
+func newNovaRig(t *testing.T, bin, plugin, ironicURL string) *novaRig {
+	r := &novaRig{c: NewCounter(), bin: bin, plugin: plugin, ironic: ironicURL}
+	t.Cleanup(r.c.Close)
+	r.novaRaw, r.engRaw = placementtest.StartReal(t), placementtest.StartReal(t)
+	var err error
+	if r.novaURL, err = r.c.Side("nova", r.novaRaw); err != nil {
 		t.Fatal(err)
 	}
-	engURL, err := c.Side("engine", placementtest.StartReal(t))
-	if err != nil {
+	if r.engURL, err = r.c.Side("engine", r.engRaw); err != nil {
 		t.Fatal(err)
 	}
-	cfg := engineConfig(t, engURL, plugin, ironicURL)
-	nova := novatest.Start(t, filepath.Join(t.TempDir(), "nova"), ironicURL, novaURL, novatest.Options{})
-	c.Take("nova") // start-up reads (GET /) are not a cycle
+	r.cfg = engineConfig(t, t.TempDir(), "config.toml", r.engURL, plugin, ironicURL, "")
+	r.nova = novatest.Start(t, filepath.Join(t.TempDir(), "nova"), ironicURL, r.novaURL, novatest.Options{})
+	r.c.Take("nova") // start-up reads (GET /) are not a cycle
+	return r
+}
+
+func sideBySide(t *testing.T, rig *novaRig, ic *ironictest.Client, nodes []string, rounds int) []novaRow {
+	c, nova, bin, cfg := rig.c, rig.nova, rig.bin, rig.cfg
+	novaURL, engURL := rig.novaURL, rig.engURL
 	n := len(nodes)
 	var rows []novaRow
 	step := func(name string, startup bool, times int, before func()) {
@@ -132,8 +158,9 @@ func engineOnce(t *testing.T, bin, cfg string) (time.Duration, time.Duration) {
 	return wall, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func engineConfig(t *testing.T, placementURL, plugin, ironicURL string) string {
-	dir := t.TempDir()
+// engineConfig writes the engine's config as name in dir; computeURL, when
+// set, grants the Compute API and lists instances on nova's host.
+func engineConfig(t *testing.T, dir, name, placementURL, plugin, ironicURL, computeURL string) string {
 	text := fmt.Sprintf(`[engine]
 id = "bench-nova"
 state_file = "state.json"
@@ -153,7 +180,10 @@ cache_dir = %q
 [plugin.services]
 baremetal = %q
 `, placementURL, plugin, plugintest.CacheDir(), ironicURL)
-	path := filepath.Join(dir, "config.toml")
+	if computeURL != "" {
+		text += fmt.Sprintf("compute = %q\n\n[plugin.config]\ncompute_host = %q\n", computeURL, novaHost)
+	}
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
