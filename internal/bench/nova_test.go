@@ -25,8 +25,13 @@ import (
 // internal/novatest) and the engine (`engine once`, Ironic plugin in Wasm,
 // state file) over the same real Ironic, each with a fresh real Placement,
 // both behind one counting proxy. It is a bench, not a test: `make bench`
-// runs it with RPBENCH_NOVA=1 and RPBENCH_NOVA_OUT=<markdown file>. It
-// fails only when a side errs or leaves Placement without a provider.
+// runs it with RPBENCH_NOVA=1 and RPBENCH_NOVA_OUT=<markdown file>. At
+// the first size it also replays bug 1841481's window both ways
+// (replay1841481; RPBENCH_NOVA_REPLAY_ROUNDS rounds, default 1, 0 skips
+// it) and appends its table to the same file. It fails only when a side
+// errs, leaves Placement without a provider after its first cycle, or the
+// engine deletes a provider in the replay (there nova's deletions are
+// what is measured).
 func TestNovaSideBySide(t *testing.T) {
 	if os.Getenv("RPBENCH_NOVA") != "1" {
 		t.Skip("RPBENCH_NOVA unset: `make bench` runs it")
@@ -42,12 +47,18 @@ func TestNovaSideBySide(t *testing.T) {
 	var rows []novaRow
 	var replayed []replayRow
 	for i, n := range sizes {
+		start := time.Now()
 		nodes = addNodes(t, ic, nodes, n)
+		t.Logf("%d nodes enrolled in %s", n, time.Since(start).Round(time.Second))
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			start := time.Now()
 			r := newNovaRig(t, bin, plugin, ironicURL)
 			rows = append(rows, sideBySide(t, r, ic, nodes, rounds)...)
+			t.Logf("side by side at %d nodes: %s", n, time.Since(start).Round(time.Second))
 			if i == 0 && replayRounds > 0 { // the window does not depend on the fleet's size
+				start := time.Now()
 				replayed = replay1841481(t, r, ic, nodes, replayRounds, i < len(sizes)-1)
+				t.Logf("bug 1841481 replay at %d nodes: %s", n, time.Since(start).Round(time.Second))
 			}
 		})
 		// after each size, so a long run stopped early keeps what it measured
