@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -48,7 +47,7 @@ func TestNovaSideBySide(t *testing.T) {
 	var replayed []replayRow
 	for i, n := range sizes {
 		start := time.Now()
-		nodes = addNodes(t, ic, nodes, n)
+		nodes = enrollNodes(t, ironicURL, nodes, n)
 		t.Logf("%d nodes enrolled in %s", n, time.Since(start).Round(time.Second))
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			start := time.Now()
@@ -212,36 +211,6 @@ func engineBinary(t *testing.T) string {
 		t.Fatalf("build engine: %v\n%s", err, out)
 	}
 	return p
-}
-
-// addNodes enrolls nodes into the real Ironic until there are n, each
-// made available (manage, provide, power on), four at a time.
-func addNodes(t *testing.T, ic *ironictest.Client, have []string, n int) []string {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done() // also when a helper's t.Fatal ends this goroutine
-			for i := range work {
-				u := ic.Create(t, ironictest.Spec{Name: fmt.Sprintf("bench-%d", i), ResourceClass: "baremetal-gold"})
-				ic.Available(t, u)
-				mu.Lock()
-				have = append(have, u)
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := len(have); i < n; i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if t.Failed() || len(have) != n {
-		t.Fatalf("enrolled %d of %d nodes", len(have), n)
-	}
-	return have
 }
 
 func countProviders(t *testing.T, url string) int {
