@@ -49,14 +49,15 @@ func replay1841481(t *testing.T, r *novaRig, ic *ironictest.Client, fleet []stri
 	if len(fleet) < 1+2*rounds {
 		t.Fatalf("replay: %d rounds need %d nodes, have %d", rounds, 1+2*rounds, len(fleet))
 	}
-	w, gateURL, computeURL, hookURL, stub, err := newWindow(r.ironic, t.Cleanup)
+	w, urls, err := newWindow(r.ironic, t.Cleanup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(r.nova.Dir, "window.url"), []byte(hookURL), 0o644); err != nil {
+	stub := w.servers
+	if err := os.WriteFile(filepath.Join(r.nova.Dir, "window.url"), []byte(urls.hook), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := engineConfig(t, filepath.Dir(r.cfg), "replay.toml", r.engURL, r.plugin, gateURL, computeURL)
+	cfg := engineConfig(t, filepath.Dir(r.cfg), "replay.toml", r.engURL, r.plugin, urls.gate, urls.compute)
 	r.c.LogRequests("nova", true)
 	r.c.LogRequests("engine", true)
 	sides := []struct {

@@ -1,11 +1,9 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -34,12 +32,13 @@ type replayChange struct {
 // answered since it was armed: the engine's through gate, nova's checked
 // by driver.py around its own calls.
 type window struct {
-	ironic string
-	gate   *ironicGate
-	mu     sync.Mutex
-	armed  *replayChange
-	since  int // gate's node listings when armed
-	fired  int
+	ironic  string
+	gate    *ironicGate
+	servers *computeStub // the engine's instance listing
+	mu      sync.Mutex
+	armed   *replayChange
+	since   int // gate's node listings when armed
+	fired   int
 }
 
 func (w *window) arm(c replayChange) {
@@ -118,20 +117,8 @@ func setInstance(ctx context.Context, ironic, node, instance string) error {
 	if instance != "" {
 		op = map[string]any{"op": "add", "path": "/instance_uuid", "value": instance}
 	}
-	b, _ := json.Marshal([]any{op})
-	req, _ := http.NewRequestWithContext(ctx, "PATCH", ironic+"/v1/nodes/"+node, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.82")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 2000))
-		return fmt.Errorf("ironic: PATCH node %s instance_uuid %q: %d %s", node, instance, resp.StatusCode, body)
-	}
-	return nil
+	_, err := ironicDo(ctx, "PATCH", ironic+"/v1/nodes/"+node, []any{op}, http.StatusOK)
+	return err
 }
 
 // novaHook answers driver.py's question at nova's window: the database
@@ -233,21 +220,25 @@ func (s *computeStub) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(rw).Encode(out)
 }
 
-// newWindow starts the gate in front of ironic, the compute stub and the
-// hook nova asks; it returns the window, the gate's and stub's URLs and
-// the hook's.
-func newWindow(ironic string, cleanup func(func())) (w *window, gateURL, computeURL, hookURL string, stub *computeStub, err error) {
-	w = &window{ironic: ironic, gate: &ironicGate{}}
+// windowURLs are where newWindow serves: the gate in front of Ironic (the
+// engine's baremetal service), the compute stub (its compute service) and
+// the hook nova asks (DIR/window.url).
+type windowURLs struct{ gate, compute, hook string }
+
+// newWindow starts the gate in front of ironic, the compute stub
+// (w.servers) and nova's hook; cleanup stops them.
+func newWindow(ironic string, cleanup func(func())) (*window, windowURLs, error) {
+	w := &window{ironic: ironic, gate: &ironicGate{}}
 	gp, err := w.gate.proxy(ironic)
 	if err != nil {
-		return nil, "", "", "", nil, err
+		return nil, windowURLs{}, err
 	}
-	stub = &computeStub{w: w, servers: map[string]string{}}
+	w.servers = &computeStub{w: w, servers: map[string]string{}}
 	var urls []string
-	for _, h := range []http.Handler{gp, stub, w.novaHook()} {
+	for _, h := range []http.Handler{gp, w.servers, w.novaHook()} {
 		srv := httptest.NewServer(h)
 		cleanup(srv.Close)
 		urls = append(urls, srv.URL)
 	}
-	return w, urls[0], urls[1], urls[2], stub, nil
+	return w, windowURLs{urls[0], urls[1], urls[2]}, nil
 }
