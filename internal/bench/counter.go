@@ -14,6 +14,13 @@ type Counter struct {
 	mu    sync.Mutex
 	count map[string]*Count
 	srvs  []*httptest.Server
+	logs  map[string][]Logged // sides being logged (LogRequests)
+}
+
+// Logged is one request a logged side sent, with Placement's status.
+type Logged struct {
+	Method, Path string
+	Status       int
 }
 
 // Count is what one side sent since the last Take.
@@ -43,8 +50,17 @@ func (c *Counter) Side(side, target string) (string, error) {
 		} else {
 			n.Writes++
 		}
+		_, logged := c.logs[side]
 		c.mu.Unlock()
-		rp.ServeHTTP(w, r)
+		if !logged {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		rp.ServeHTTP(sw, r)
+		c.mu.Lock()
+		c.logs[side] = append(c.logs[side], Logged{r.Method, r.URL.Path, sw.status})
+		c.mu.Unlock()
 	}))
 	c.srvs = append(c.srvs, srv)
 	return srv.URL, nil
@@ -64,4 +80,40 @@ func (c *Counter) Close() {
 	for _, s := range c.srvs {
 		s.Close()
 	}
+}
+
+// LogRequests starts (or, with on false, stops) logging side's requests.
+func (c *Counter) LogRequests(side string, on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.logs == nil {
+		c.logs = map[string][]Logged{}
+	}
+	if on {
+		c.logs[side] = []Logged{}
+	} else {
+		delete(c.logs, side)
+	}
+}
+
+// TakeLog returns side's logged requests since the last TakeLog.
+func (c *Counter) TakeLog(side string) []Logged {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.logs[side]
+	if l != nil {
+		c.logs[side] = []Logged{}
+	}
+	return l
+}
+
+// statusWriter keeps the status an http.Handler answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
 }

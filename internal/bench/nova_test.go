@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,8 +24,13 @@ import (
 // internal/novatest) and the engine (`engine once`, Ironic plugin in Wasm,
 // state file) over the same real Ironic, each with a fresh real Placement,
 // both behind one counting proxy. It is a bench, not a test: `make bench`
-// runs it with RPBENCH_NOVA=1 and RPBENCH_NOVA_OUT=<markdown file>. It
-// fails only when a side errs or leaves Placement without a provider.
+// runs it with RPBENCH_NOVA=1 and RPBENCH_NOVA_OUT=<markdown file>. At
+// the first size it also replays bug 1841481's window both ways
+// (replay1841481; RPBENCH_NOVA_REPLAY_ROUNDS rounds, default 1, 0 skips
+// it) and appends its table to the same file. It fails only when a side
+// errs, leaves Placement without a provider after its first cycle, or the
+// engine deletes a provider in the replay (there nova's deletions are
+// what is measured).
 func TestNovaSideBySide(t *testing.T) {
 	if os.Getenv("RPBENCH_NOVA") != "1" {
 		t.Skip("RPBENCH_NOVA unset: `make bench` runs it")
@@ -37,15 +41,30 @@ func TestNovaSideBySide(t *testing.T) {
 	ic := ironictest.NewClient(t, ironicURL)
 	plugin := plugintest.Build(t, "plugins/ironic")
 	bin := engineBinary(t)
+	replayRounds := envInts(t, "RPBENCH_NOVA_REPLAY_ROUNDS", "1")[0]
 	var nodes []string
 	var rows []novaRow
-	for _, n := range sizes {
-		nodes = addNodes(t, ic, nodes, n)
+	var replayed []replayRow
+	for i, n := range sizes {
+		start := time.Now()
+		nodes = enrollNodes(t, ironicURL, nodes, n)
+		t.Logf("%d nodes enrolled in %s", n, time.Since(start).Round(time.Second))
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			rows = append(rows, sideBySide(t, bin, plugin, ironicURL, ic, nodes, rounds)...)
+			start := time.Now()
+			r := newNovaRig(t, bin, plugin, ironicURL)
+			rows = append(rows, sideBySide(t, r, ic, nodes, rounds)...)
+			t.Logf("side by side at %d nodes: %s", n, time.Since(start).Round(time.Second))
+			if i == 0 && replayRounds > 0 { // the window does not depend on the fleet's size
+				start := time.Now()
+				replayed = replay1841481(t, r, ic, nodes, replayRounds, i < len(sizes)-1)
+				t.Logf("bug 1841481 replay at %d nodes: %s", n, time.Since(start).Round(time.Second))
+			}
 		})
 		// after each size, so a long run stopped early keeps what it measured
 		md := novaMarkdown(rows)
+		if len(replayed) > 0 {
+			md += "\n" + replayMarkdown(replayed)
+		}
 		t.Log("\n" + md)
 		if out := os.Getenv("RPBENCH_NOVA_OUT"); out != "" {
 			if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
@@ -66,20 +85,37 @@ type novaRow struct {
 	novaWrites, engWrites []float64
 }
 
-func sideBySide(t *testing.T, bin, plugin, ironicURL string, ic *ironictest.Client, nodes []string, rounds int) []novaRow {
-	c := NewCounter()
-	defer c.Close()
-	novaURL, err := c.Side("nova", placementtest.StartReal(t))
-	if err != nil {
+// novaRig is one size's pair: nova and the engine, each with its own
+// fresh Placement behind one counting proxy.
+type novaRig struct {
+	c                   *Counter
+	novaRaw, engRaw     string // the Placements themselves, for uncounted reads and writes
+	novaURL, engURL     string // the same behind the counter
+	nova                *novatest.Nova
+	cfg                 string // the engine's config (its state file beside it)
+	bin, plugin, ironic string
+}
+
+func newNovaRig(t *testing.T, bin, plugin, ironicURL string) *novaRig {
+	r := &novaRig{c: NewCounter(), bin: bin, plugin: plugin, ironic: ironicURL}
+	t.Cleanup(r.c.Close)
+	r.novaRaw, r.engRaw = placementtest.StartReal(t), placementtest.StartReal(t)
+	var err error
+	if r.novaURL, err = r.c.Side("nova", r.novaRaw); err != nil {
 		t.Fatal(err)
 	}
-	engURL, err := c.Side("engine", placementtest.StartReal(t))
-	if err != nil {
+	if r.engURL, err = r.c.Side("engine", r.engRaw); err != nil {
 		t.Fatal(err)
 	}
-	cfg := engineConfig(t, engURL, plugin, ironicURL)
-	nova := novatest.Start(t, filepath.Join(t.TempDir(), "nova"), ironicURL, novaURL, novatest.Options{})
-	c.Take("nova") // start-up reads (GET /) are not a cycle
+	r.cfg = engineConfig(t, t.TempDir(), "config.toml", r.engURL, plugin, ironicURL, "")
+	r.nova = novatest.Start(t, filepath.Join(t.TempDir(), "nova"), ironicURL, r.novaURL, novatest.Options{})
+	r.c.Take("nova") // start-up reads (GET /) are not a cycle
+	return r
+}
+
+func sideBySide(t *testing.T, rig *novaRig, ic *ironictest.Client, nodes []string, rounds int) []novaRow {
+	c, nova, bin, cfg := rig.c, rig.nova, rig.bin, rig.cfg
+	novaURL, engURL := rig.novaURL, rig.engURL
 	n := len(nodes)
 	var rows []novaRow
 	step := func(name string, startup bool, times int, before func()) {
@@ -132,8 +168,9 @@ func engineOnce(t *testing.T, bin, cfg string) (time.Duration, time.Duration) {
 	return wall, time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func engineConfig(t *testing.T, placementURL, plugin, ironicURL string) string {
-	dir := t.TempDir()
+// engineConfig writes the engine's config as name in dir; computeURL, when
+// set, grants the Compute API and lists instances on nova's host.
+func engineConfig(t *testing.T, dir, name, placementURL, plugin, ironicURL, computeURL string) string {
 	text := fmt.Sprintf(`[engine]
 id = "bench-nova"
 state_file = "state.json"
@@ -153,7 +190,10 @@ cache_dir = %q
 [plugin.services]
 baremetal = %q
 `, placementURL, plugin, plugintest.CacheDir(), ironicURL)
-	path := filepath.Join(dir, "config.toml")
+	if computeURL != "" {
+		text += fmt.Sprintf("compute = %q\n\n[plugin.config]\ncompute_host = %q\n", computeURL, novaHost)
+	}
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -171,36 +211,6 @@ func engineBinary(t *testing.T) string {
 		t.Fatalf("build engine: %v\n%s", err, out)
 	}
 	return p
-}
-
-// addNodes enrolls nodes into the real Ironic until there are n, each
-// made available (manage, provide, power on), four at a time.
-func addNodes(t *testing.T, ic *ironictest.Client, have []string, n int) []string {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done() // also when a helper's t.Fatal ends this goroutine
-			for i := range work {
-				u := ic.Create(t, ironictest.Spec{Name: fmt.Sprintf("bench-%d", i), ResourceClass: "baremetal-gold"})
-				ic.Available(t, u)
-				mu.Lock()
-				have = append(have, u)
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := len(have); i < n; i++ {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	if t.Failed() || len(have) != n {
-		t.Fatalf("enrolled %d of %d nodes", len(have), n)
-	}
-	return have
 }
 
 func countProviders(t *testing.T, url string) int {

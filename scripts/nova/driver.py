@@ -16,6 +16,14 @@ one JSON line on stdout:
                                          (what nova's conductor writes when it builds one)
   {"op": "quit"}
 
+Bug 1841481's window, for the bench (internal/bench/nova_replay_test.go):
+when DIR/window.url exists, every periodic asks that URL, between the
+Ironic driver's node listing and its instance listing (_refresh_cache),
+for a change to make there; the bench applies it to Ironic and Placement
+before it answers, and this script makes the nova database side of it
+(an instance lands on this host, or moves to another). An instance listing
+before the node listing of the same periodic is an error.
+
 What is stubbed, and only that: no message bus (transport_url fake:/, no
 RPC is ever sent by the periodic), no conductor (nova objects use the
 databases directly), the Service and Instance rows are inserted directly.
@@ -140,6 +148,7 @@ def main():
 
     cm = manager.ComputeManager()
     cm.driver.init_host(host)
+    window = watch_window(cm, d, ctx, host)
     started = time.time()
     print(json.dumps({"ok": True, "ready": True, "init_s": round(time.time() - started, 3)}), flush=True)
 
@@ -150,6 +159,7 @@ def main():
         try:
             if op == "periodic":
                 t, c = time.time(), time.process_time()
+                window["listed"] = False
                 cm.update_available_resource(ctx, startup=bool(cmd.get("startup")))
                 out["seconds"] = round(time.time() - t, 3)
                 out["cpu_seconds"] = round(time.process_time() - c, 3)  # for the bench
@@ -168,6 +178,57 @@ def main():
         except Exception as e:  # reported to the test, which fails on it
             out = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
         print(json.dumps(out), flush=True)
+
+
+def watch_window(cm, d, ctx, host):
+    """Wraps the two calls of IronicDriver._refresh_cache that bound the
+    window: the node listing (_get_node_list) and the instance listing
+    (InstanceList.get_uuids_by_host, which only _refresh_cache calls in the
+    periodic). Returns the state the periodic resets."""
+    from nova import objects
+    state = {"listed": False}
+    list_nodes = cm.driver._get_node_list
+
+    def get_node_list(*args, **kwargs):
+        out = list_nodes(*args, **kwargs)
+        state["listed"] = True
+        return out
+    cm.driver._get_node_list = get_node_list
+
+    list_instances = objects.InstanceList.get_uuids_by_host
+
+    def get_uuids_by_host(cls, context, h):
+        hook = os.path.join(d, "window.url")
+        if os.path.exists(hook):
+            if not state["listed"]:
+                raise RuntimeError("window: instance listing before the node listing")
+            with open(hook) as f:
+                change = ask_window(f.read().strip(), h)
+            if change:
+                apply_window(ctx, host, change)
+        return list_instances(context, h)
+    objects.InstanceList.get_uuids_by_host = classmethod(get_uuids_by_host)
+    return state
+
+
+def ask_window(url, host):
+    import urllib.request
+    req = urllib.request.Request(url, data=json.dumps({"side": "nova", "host": host}).encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        return json.loads(resp.read() or b"null")
+
+
+def apply_window(ctx, host, change):
+    from nova import objects
+    if change["op"] == "land":
+        add_instance(ctx, host, change["uuid"], change["node"])
+    elif change["op"] == "move":
+        inst = objects.Instance.get_by_uuid(ctx, change["uuid"])
+        inst.host, inst.node = change["host"], change["to_node"]
+        inst.save()
+    else:
+        raise RuntimeError("window: unknown change %r" % change)
 
 
 def add_instance(ctx, host, uuid, node):
