@@ -112,15 +112,15 @@ fuzz: plugins
 # at 1k/10k/100k nodes, the real Placement, the production-shaped one
 # (uWSGI + MariaDB) and the cold-start curve. CI does not run it.
 # BENCH=quick (default, under 15 minutes on 2 CPUs) or BENCH=full (nova at
-# 500 nodes, 10k nodes on uWSGI + MariaDB, the curve at 1k on both
+# 200 and 500 nodes, 10k nodes on uWSGI + MariaDB, the curve at 1k on both
 # Placements, 3 rounds: about two hours).
 BENCH ?= quick
 ifeq ($(BENCH),full)
-BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3
+BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_REPLAY_ROUNDS=2
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=1000 RPBENCH_RESHAPER_ROUNDS=3
 BENCH_RPBENCH  := -real 1000 -real-rounds 3 -prod 10000 -prod-rounds 1 -curve-nodes 1000 -curve 1,2,4,8,16 -curve-rounds 3 -curve-kinds prod,sqlite
 else
-BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200 RPBENCH_NOVA_ROUNDS=2
+BENCH_NOVA     := RPBENCH_NOVA_SIZES=50 RPBENCH_NOVA_ROUNDS=3
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2
 BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif

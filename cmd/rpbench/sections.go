@@ -27,8 +27,10 @@ process, listing, cycle), so it overstates a running engine's cycle. Wall and CP
 (stated at the top); the request counts and ratios are the figures to quote. Cells show min / median / max of the rounds (one value when all agree); ratios are of medians.
 "one node into or out of maintenance" is two rounds: into, then out again.
 
-Rerun: ` + "`RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=50,200 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=nova.md go test ./internal/bench -run TestNovaSideBySide -v -timeout 60m`" + `
-(make bench does this; BENCH=full adds 500 nodes).
+Rerun: ` + "`make build plugins`, then `RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=nova.md RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPENGINE_ENGINE_BIN=$PWD/bin/engine go test ./internal/bench -run TestNovaSideBySide -v -timeout 150m`" + `
+(make bench runs 50 nodes and the bug 1841481 replay; BENCH=full adds 200 and 500). Runs at 50, 200 and 500 nodes
+made on 2026-12-01 on a loaded machine, with their commands and wall times, are in
+[internal/bench/testdata/nova-measured-2026-12-01.md](internal/bench/testdata/nova-measured-2026-12-01.md).
 
 ` + string(b)
 	return bench.Section{Title: "nova 26.2.2 side by side (measured)", Body: body}, nil
