@@ -11,18 +11,26 @@ import (
 // GoMetric is one reported metric of one go test benchmark, a value per
 // run (-count).
 type GoMetric struct {
-	Bench, Unit string
-	Values      []float64
+	Pkg, Bench, Unit string
+	Values           []float64
 }
 
 // ParseGoBench reads `go test -bench` output and returns its metrics in
-// the order first seen. The "-N" GOMAXPROCS suffix is dropped.
+// the order first seen. The "-N" GOMAXPROCS suffix is dropped; the
+// package is the one named by the "ok" line that follows.
 func ParseGoBench(r io.Reader) ([]GoMetric, error) {
 	var out []GoMetric
 	at := map[string]int{}
 	sc := bufio.NewScanner(r)
+	named := 0 // metrics before this index have their package
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "ok" {
+			for ; named < len(out); named++ {
+				out[named].Pkg = strings.TrimPrefix(f[1], "github.com/rpengine/rpengine/")
+			}
+			continue
+		}
 		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
 			continue
 		}
@@ -59,6 +67,12 @@ func PluginCeilings(ms []GoMetric) []Row {
 		"wasm/native": "whole plugin call in Wasm / same code native",
 		"abi/native":  "ABI's own cost: native+abi / native",
 	}
+	times := map[string]float64{} // medians of the "-ms" metrics, by bench and unit
+	for _, m := range ms {
+		if strings.HasSuffix(m.Unit, "-ms") {
+			times[m.Pkg+m.Bench+" "+m.Unit] = SpreadOf(m.Values).Med
+		}
+	}
 	var rows []Row
 	for _, m := range ms {
 		goal, ok := goals[m.Unit]
@@ -66,10 +80,15 @@ func PluginCeilings(ms []GoMetric) []Row {
 			continue
 		}
 		sp := SpreadOf(m.Values)
+		num, den := strings.Replace(strings.Split(m.Unit, "/")[0], "abi", "native+abi", 1), "native"
+		value := sp.Format("%.2f") + "×"
+		if a, b := times[m.Pkg+m.Bench+" "+num+"-ms"], times[m.Pkg+m.Bench+" "+den+"-ms"]; a > 0 && b > 0 {
+			value += fmt.Sprintf(" (medians: %s %.1f ms, %s %.1f ms)", num, a, den, b)
+		}
 		rows = append(rows, Row{
 			Metric: fmt.Sprintf("%s (min / median / max of %d runs)", what[m.Unit], len(m.Values)),
-			Fleet:  "`" + m.Bench + "`",
-			Value:  sp.Format("%.2f") + "×",
+			Fleet:  strings.TrimSpace(m.Pkg + " `" + m.Bench + "`"),
+			Value:  value,
 			Goal:   fmt.Sprintf("≤ %.1f×", goal),
 			Met:    verdict(sp.Med <= goal),
 		})
