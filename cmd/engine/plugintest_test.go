@@ -43,7 +43,7 @@ func runPluginTest(t *testing.T, args ...string) (int, map[string]string, string
 }
 
 var allChecks = []string{"abi", "describe", "configure", "config_errors", "list_nodes", "list_instances",
-	"listings_agree", "confirm_deleted", "answer_time", "memory", "services"}
+	"listings_agree", "encodings_agree", "confirm_deleted", "answer_time", "memory", "services"}
 
 // The fake plugin, configured with a fleet, passes every check.
 func TestPluginTestPassesTheFake(t *testing.T) {
