@@ -30,3 +30,11 @@ ok  	github.com/rpengine/rpengine/plugins/ironic	1.0s
 		t.Errorf("abi row %+v", rows[1])
 	}
 }
+
+// With an even number of rounds the median is the mean of the middle
+// two, so two rounds do not report the higher as the median.
+func TestSpreadOfEvenRounds(t *testing.T) {
+	if s := SpreadOf([]float64{3.35, 1.01}); s.Min != 1.01 || s.Max != 3.35 || s.Med != 2.18 {
+		t.Errorf("spread %+v", s)
+	}
+}

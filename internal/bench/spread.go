@@ -15,7 +15,11 @@ func SpreadOf(xs []float64) Spread {
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	return Spread{s[0], s[len(s)/2], s[len(s)-1]}
+	med := s[len(s)/2]
+	if len(s)%2 == 0 { // the mean of the two middle rounds, not the higher
+		med = (s[len(s)/2-1] + med) / 2
+	}
+	return Spread{s[0], med, s[len(s)-1]}
 }
 
 // Format prints the spread with f (e.g. "%.0f"); one value when all agree.
