@@ -186,7 +186,7 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 
 	// 6. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
-		e.reapVanished(ctx, nodes, listed, round, dry, &r)
+		e.reapVanished(ctx, nodes, desired, listed, round, dry, &r)
 	}
 	return r
 }
@@ -205,19 +205,12 @@ func stopping(stop <-chan struct{}) bool {
 // their generations. Placement answers 400 if the marker trait does not
 // exist yet, which means no provider carries it.
 func (e *Engine) listOwned(ctx context.Context) (map[string]placement.Generation, error) {
-	ps, err := e.pc.ListProviders(ctx, url.Values{"required": {e.pol.OwnerTrait}})
+	out, err := e.pc.ProviderGenerations(ctx, url.Values{"required": {e.pol.OwnerTrait}}, e.state.size())
 	var api *placement.APIError
 	if errors.As(err, &api) && api.Status == 400 && strings.Contains(api.Detail, "No such trait") {
 		return map[string]placement.Generation{}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]placement.Generation, len(ps))
-	for _, p := range ps {
-		out[p.UUID] = p.Generation
-	}
-	return out, nil
+	return out, err
 }
 
 func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation, dry bool, r *Report) {

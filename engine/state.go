@@ -169,6 +169,13 @@ func (s *State) get(uuid string) (known, bool) {
 	return k, ok
 }
 
+// size is the number of providers known.
+func (s *State) size() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.providers)
+}
+
 func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
 	s.dirty = true
@@ -219,6 +226,18 @@ func (s *State) nextRound() (round int64, pending bool) {
 		}
 	}
 	return s.round, false
+}
+
+// anyProof says whether some provider has a proof of deletion pending.
+func (s *State) anyProof() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range s.providers {
+		if !k.GoneSince.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *State) peekRound() int64 {
