@@ -123,3 +123,18 @@ func benchIdleCycle(b *testing.B, n int) {
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/cycle")
 	b.ReportMetric(float64(ms.HeapAlloc)/1e6, "heap-MB")
 }
+
+// BenchmarkDesiredState100k is the desired state of 100,000 nodes in a
+// source's (random) uuid order: the pure part of every cycle.
+//
+//	go test -run '^$' -bench DesiredState100k -count 3 ./engine
+func BenchmarkDesiredState100k(b *testing.B) {
+	nodes := scaleFleet(100_000)
+	pol := engine.Policy{OwnerTrait: engine.OwnerTrait("bench"), MarkerTraits: []string{"COMPUTE_NODE"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, p := engine.DesiredState(nodes, nil, pol); len(d) != len(nodes) || len(p) != 0 {
+			b.Fatalf("%d desired, %d problems", len(d), len(p))
+		}
+	}
+}
