@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -216,11 +217,28 @@ func (e *Engine) listOwned(ctx context.Context) (map[string]placement.Generation
 func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation, dry bool, r *Report) {
 	var mu sync.Mutex
 	done := 0
-	work := make(chan Desired)
+	// Workers take the next provider by index, not from a channel fed one
+	// by one: at 100,000 providers the hand-offs were a tenth of an idle
+	// cycle. Stopping hands the rest over in one piece, as deferred.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range e.opts.Concurrency {
 		wg.Go(func() {
-			for d := range work {
+			for {
+				if stopping(e.opts.Stop) {
+					if i := int(next.Swap(int64(len(desired)))); i < len(desired) {
+						mu.Lock()
+						r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
+						mu.Unlock()
+						e.deferred(desired[i:])
+					}
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= len(desired) {
+					return
+				}
+				d := desired[i]
 				res, ws, conflicts, err := e.syncOne(ctx, d, listed[d.UUID], dry)
 				if err != nil {
 					e.failed(d, err)
@@ -235,22 +253,6 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 			}
 		})
 	}
-	for i, d := range desired {
-		// Checked first: when both are ready, select picks at random.
-		if !stopping(e.opts.Stop) {
-			select {
-			case work <- d:
-				continue
-			case <-e.opts.Stop:
-			}
-		}
-		mu.Lock()
-		r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
-		mu.Unlock()
-		e.deferred(desired[i:])
-		break
-	}
-	close(work)
 	wg.Wait()
 }
 
