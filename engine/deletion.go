@@ -28,8 +28,8 @@ const OpDelete Op = "delete_provider"
 // the source's positive proof of deletion in two cycles at least
 // DeleteGrace apart, the owner marker still ours just before the delete,
 // and no allocations. Too many at once is treated as a fault upstream.
-func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, owned map[string]placement.Generation, round int64, dry bool, r *Report) {
-	candidates := e.ownCandidates(vanished(nodes, owned), r)
+func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, desired []Desired, owned map[string]placement.Generation, round int64, dry bool, r *Report) {
+	candidates := e.ownCandidates(vanished(nodes, desired, owned), r)
 	if len(candidates) == 0 {
 		return
 	}
@@ -105,7 +105,19 @@ func (e *Engine) block(ctx context.Context, uuid, reason string, r *Report) {
 }
 
 // vanished lists owned providers whose node is not in the listing.
-func vanished(nodes []hostabi.Node, owned map[string]placement.Generation) []string {
+func vanished(nodes []hostabi.Node, desired []Desired, owned map[string]placement.Generation) []string {
+	// The usual case first, without a set of 100,000 node uuids: desired
+	// uuids are distinct and each is a listed node's, so when as many of
+	// them are owned as there are owned providers, none vanished.
+	ownedDesired := 0
+	for _, d := range desired {
+		if _, ok := owned[d.UUID]; ok {
+			ownedDesired++
+		}
+	}
+	if ownedDesired == len(owned) {
+		return nil
+	}
 	listed := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		listed[strings.ToLower(n.UUID)] = true
@@ -159,6 +171,9 @@ func (e *Engine) provenGone(asked, deleted, present []string, round int64, dry b
 // (again: re-enrolled with the same uuid). A delete needs two proofs of
 // the current deletion, not one left over from an earlier one.
 func (e *Engine) forgetProofs(nodes []hostabi.Node) {
+	if !e.state.anyProof() { // the usual case: no need to look up every node
+		return
+	}
 	for _, n := range nodes {
 		u := strings.ToLower(n.UUID)
 		if k, ok := e.state.get(u); ok && !k.GoneSince.IsZero() {

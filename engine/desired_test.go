@@ -116,3 +116,47 @@ func TestDesiredScope(t *testing.T) {
 		t.Fatalf("scope: %+v %v", ds, probs)
 	}
 }
+
+// TestDesiredSortedAndProblemsInSourceOrder: the result is in uuid order
+// whatever the source's order, and problems keep the source's order (the
+// desired state visits nodes by uuid since the 100k work).
+func TestDesiredSortedAndProblemsInSourceOrder(t *testing.T) {
+	bad := bm("not-a-uuid", "gold")
+	dupA, dupB := bm(u1, "gold"), bm(strings.ToUpper(u1), "gold")
+	nodes := []hostabi.Node{bm(u3, "gold"), dupB, bm(u2, "gold"), bad, dupA}
+	ds, probs := DesiredState(nodes, nil, pol)
+	if len(ds) != 2 || ds[0].UUID != u2 || ds[1].UUID != u3 {
+		t.Fatalf("desired %+v", ds)
+	}
+	var got []string
+	for _, p := range probs {
+		got = append(got, p.NodeUUID+" "+p.Code)
+	}
+	want := []string{strings.ToUpper(u1) + " duplicate", "not-a-uuid bad_uuid", u1 + " duplicate"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("problems %q, want %q", got, want)
+	}
+}
+
+// TestVanished: the usual case (every owned provider desired) answers
+// none without a set of uuids; an owned provider whose node is listed but
+// not desired (out of scope, quarantined) is not vanished; one whose node
+// is not listed is.
+func TestVanished(t *testing.T) {
+	a, b := bm(u1, "gold"), bm(strings.ToUpper(u2), "gold")
+	b.Shard = "other"
+	p := pol
+	p.Scope = Scope{Shards: []string{""}}
+	nodes := []hostabi.Node{a, b}
+	ds, _ := DesiredState(nodes, nil, p)
+	gen := placement.Generation("1")
+	if v := vanished(nodes, ds, map[string]placement.Generation{u1: gen}); len(v) != 0 {
+		t.Fatalf("all desired: %v", v)
+	}
+	if v := vanished(nodes, ds, map[string]placement.Generation{u1: gen, u2: gen}); len(v) != 0 {
+		t.Fatalf("listed out of scope is not vanished: %v", v)
+	}
+	if v := vanished(nodes, ds, map[string]placement.Generation{u1: gen, u2: gen, u3: gen}); len(v) != 1 || v[0] != u3 {
+		t.Fatalf("unlisted: %v", v)
+	}
+}

@@ -32,7 +32,13 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 	seen, _ := e.state.get(d.UUID) // before this cycle: to see another writer's rewrite
 	counted := false
 	for attempt := 1; ; attempt++ {
-		o, fresh, err := e.observe(ctx, d.UUID, exists, listed)
+		// The first time, the entry is still seen: one lookup, not three
+		// (the state lock and map were a tenth of an idle cycle).
+		prev := seen
+		if attempt > 1 {
+			prev, _ = e.state.get(d.UUID)
+		}
+		o, fresh, err := e.observe(ctx, d.UUID, exists, listed, prev)
 		if errors.Is(err, placement.ErrNotFound) {
 			exists, listed = false, ""
 			continue
@@ -40,7 +46,6 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		if err != nil {
 			return unchanged, nil, conflicts, err
 		}
-		prev, _ := e.state.get(d.UUID)
 		if !adopting && o.Exists && !slices.Contains(o.Traits, e.pol.OwnerTrait) {
 			// Re-read after a conflict: another engine took it over meanwhile
 			// (a hand-over); writing now would put two owner markers on it.
@@ -68,7 +73,9 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 				return unchanged, nil, conflicts, err
 			}
 		}
-		d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
+		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) { // shared slices: clone first
+			d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
+		}
 		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
 		if fresh && !dry && !counted && foreignRewrite(seen, o, ws) {
 			counted = true
@@ -170,13 +177,14 @@ func planned(o Observed, ws []Write) outcome {
 	return unchanged
 }
 
-// observe returns the provider's state: from the cache when the listed
-// generation equals the cached one (nothing changed since), else read.
-func (e *Engine) observe(ctx context.Context, uuid string, exists bool, listed placement.Generation) (o Observed, fresh bool, err error) {
+// observe returns the provider's state: from the cache entry k when the
+// listed generation equals its generation (nothing changed since), else
+// read.
+func (e *Engine) observe(ctx context.Context, uuid string, exists bool, listed placement.Generation, k known) (o Observed, fresh bool, err error) {
 	if !exists {
 		return Observed{}, false, nil
 	}
-	if k, ok := e.state.get(uuid); ok && listed != "" && k.Generation == listed {
+	if listed != "" && k.Generation == listed {
 		return k.Observed, false, nil
 	}
 	o, err = e.read(ctx, uuid)

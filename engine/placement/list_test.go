@@ -48,6 +48,23 @@ func TestDecodeProviders(t *testing.T) {
 	}
 }
 
+func TestDecodeGenerations(t *testing.T) {
+	m := generationMap{}
+	if err := m.decodeFrom(bytes.NewReader(providersJSON(3))); err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 3 || m["00000000-0000-4000-8000-000000000002"] != "15838" {
+		t.Fatalf("%v", m)
+	}
+	twice := `{"resource_providers": [{"uuid": "x", "generation": 1}, {"uuid": "x", "generation": 2}]}`
+	for _, bad := range []string{twice, `{"resource_providers": [{"uuid": "x"}]}`, `{"resource_providers": [{"uuid": "x", "generation": null}]}`,
+		`{"resource_providers": {}}`, `[`, ``} {
+		if err := (generationMap{}).decodeFrom(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q decoded without error", bad)
+		}
+	}
+}
+
 func FuzzDecodeProviders(f *testing.F) {
 	f.Add(providersJSON(2))
 	f.Add([]byte(`{"resource_providers": []}`))
@@ -64,9 +81,33 @@ func FuzzDecodeProviders(f *testing.F) {
 }
 
 // BenchmarkDecodeProviders compares the token decoder with encoding/json
-// on a 10,000-provider listing.
+// on a 10,000-provider listing; generations_100k is what an idle cycle
+// decodes at 100,000 (ProviderGenerations).
+//
+//	go test -run '^$' -bench DecodeProviders -benchtime 3x -count 3 ./engine/placement
 func BenchmarkDecodeProviders(b *testing.B) {
 	body := providersJSON(10000)
+	big := providersJSON(100000)
+	b.Run("generations_100k", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(big)))
+		for b.Loop() {
+			m := make(generationMap, 100000)
+			if err := m.decodeFrom(bytes.NewReader(big)); err != nil || len(m) != 100000 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("list_100k", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(big)))
+		for b.Loop() {
+			var l providerList
+			if err := l.decodeFrom(bytes.NewReader(big)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("jsontext", func(b *testing.B) {
 		for b.Loop() {
 			var l providerList

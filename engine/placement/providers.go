@@ -20,6 +20,21 @@ func (c *Client) ListProviders(ctx context.Context, query url.Values) ([]Provide
 	return out, nil
 }
 
+// ProviderGenerations is ListProviders reduced to uuid -> generation,
+// decoded without the rest: the idle cycle's one request. sizeHint
+// presizes the map (the providers expected).
+func (c *Client) ProviderGenerations(ctx context.Context, query url.Values, sizeHint int) (map[string]Generation, error) {
+	out := make(generationMap, sizeHint)
+	path := "resource_providers"
+	if len(query) > 0 {
+		path += "?" + query.Encode()
+	}
+	if err := c.do(ctx, "GET", path, nil, out, 200); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GetProvider reads one provider; ErrNotFound if it does not exist.
 func (c *Client) GetProvider(ctx context.Context, uuid string) (Provider, error) {
 	var p Provider
