@@ -228,7 +228,9 @@ var fixedNotes = []string{
 	"Restart time grows with the fleet because the first cycle includes the plugin's full listing (every node " +
 		"generated and encoded in the Wasm guest, then decoded by the host) and the provider listing; process start, " +
 		"the warm compile cache and the state file overlap with it.",
-	"The fake Placement runs in a child process, so engine CPU figures are the engine's alone.",
+	"The fake Placement runs in a child process, so engine CPU figures are the engine's alone; they include the garbage " +
+		"collector's background work and the bench source's copy of its node list (about 75 ms at 100,000 nodes).",
+	"Peak RSS is wait4's maxrss for `engine once`: the larger of the engine and its plugin-host child (the engine, at these sizes).",
 	"The plugin ceiling rows come from the `go test -bench` runs in the last section, each ratio measured in one benchmark run " +
 		"(guesttest.Compare interleaves native, native+abi and wasm). The fake plugin's native listing copies a slice it built at " +
 		"configure time (well under 1 ms for 10,000 nodes), so its ratios weigh the boundary's whole per-node cost against almost " +

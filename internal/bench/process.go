@@ -77,11 +77,13 @@ seed = %d
 	}
 	fleet := fmt.Sprintf("%d (fake plugin in Wasm, fake Placement)", n)
 	restart := SpreadOf(walls)
-	peak := float64(max(cold.rss, rss)) / 1e6
+	coldMB, warmMB := float64(cold.rss)/1e6, float64(rss)/1e6
 	rssGoal, restartGoal := processGoals(n)
 	return []Row{
-		{"peak RSS of `engine once`, MB (max of the cold run creating all and 5 idle runs)", fleet, fmt.Sprintf("%.0f", peak),
-			goalText(rssGoal, " MB"), goalMet(rssGoal, peak)},
+		{"peak RSS of `engine once`, MB: the cold run creating every provider", fleet, fmt.Sprintf("%.0f", coldMB),
+			goalText(rssGoal, " MB"), goalMet(rssGoal, coldMB)},
+		{"peak RSS of `engine once`, MB: warm restarts, nothing to write (max of 5)", fleet, fmt.Sprintf("%.0f", warmMB),
+			goalText(rssGoal, " MB"), goalMet(rssGoal, warmMB)},
 		{"restart to end of first cycle, warm compile cache, ms (min / median / max of 5 processes)", fleet, restart.Format("%.0f"),
 			goalText(restartGoal, " ms"), goalMet(restartGoal, restart.Med)},
 	}, nil
