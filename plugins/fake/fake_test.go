@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -153,4 +155,24 @@ func BenchmarkList10k(b *testing.B) {
 		{Name: "abi/native", Num: "native+abi", Den: "native"},
 		{Name: "wasm/abi", Num: "wasm", Den: "native+abi"},
 	})
+}
+
+// The world's uuids and names are what fmt made of them before, so a
+// seed still yields the same fleet.
+func TestWorldFormatsAsFmtDid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 0x5eed))
+	for i := range 2000 {
+		want := rand.New(rand.NewPCG(uint64(i), 1))
+		a, b := want.Uint64(), want.Uint64()
+		a = a&^(0xf<<12) | 4<<12
+		b = b&^(3<<62) | 2<<62
+		wantUUID := fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", a>>32, (a>>16)&0xffff, a&0xffff, b>>48, b&0xffffffffffff)
+		if got := uuid(rand.New(rand.NewPCG(uint64(i), 1))); got != wantUUID {
+			t.Fatalf("uuid %q, fmt gives %q", got, wantUUID)
+		}
+		n := i * int(rng.Uint32N(200))
+		if got, want := nodeName(n), fmt.Sprintf("node-%05d", n); got != want {
+			t.Fatalf("nodeName(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
