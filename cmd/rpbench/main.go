@@ -59,6 +59,10 @@ func main() {
 		bench.ServeFake()
 		return
 	}
+	if len(os.Args) > 2 && os.Args[1] == "run-measured" {
+		bench.RunMeasured(os.Args[2:])
+		return
+	}
 	o := parseFlags()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "rpbench:", err)
@@ -230,7 +234,9 @@ var fixedNotes = []string{
 		"the warm compile cache and the state file overlap with it.",
 	"The fake Placement runs in a child process, so engine CPU figures are the engine's alone; they include the garbage " +
 		"collector's background work and the bench source's copy of its node list (about 75 ms at 100,000 nodes).",
-	"Peak RSS is wait4's maxrss for `engine once`: the larger of the engine and its plugin-host child (the engine, at these sizes).",
+	"Peak RSS is wait4's maxrss for `engine once`, started from a small helper process (rpbench run-measured) so that it does not " +
+		"inherit the bench's own peak: the larger of the engine and its plugin-host child. Before 2026-12-01 03:20 the engine was " +
+		"started from the bench process itself, and the row held the bench's peak when that was larger (334 MB at 100,000 nodes).",
 	"The plugin ceiling rows come from the `go test -bench` runs in the last section, each ratio measured in one benchmark run " +
 		"(guesttest.Compare interleaves native, native+abi and wasm). The fake plugin's native listing copies a slice it built at " +
 		"configure time (well under 1 ms for 10,000 nodes), so its ratios weigh the boundary's whole per-node cost against almost " +

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,14 +17,44 @@ type run struct {
 	rss  int64 // bytes
 }
 
+// runEngine runs `engine once` through a small child of rpbench
+// (RunMeasured): a process started from a large one inherits that
+// process's peak RSS in its own maxrss (Linux keeps the high-water mark
+// across exec, and Go starts children sharing the parent's memory), so
+// the engine must be started from a process that stays small.
 func runEngine(bin, cfg string) (run, error) {
+	cmd := exec.Command("/proc/self/exe", "run-measured", bin, "once", "--config", cfg)
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return run{}, fmt.Errorf("engine once: %v: %s", err, tail(ee.Stderr))
+		}
+		return run{}, fmt.Errorf("engine once: %v", err)
+	}
+	var r run
+	var wallNS int64
+	if _, err := fmt.Sscan(string(out), &wallNS, &r.rss); err != nil {
+		return run{}, fmt.Errorf("run-measured answered %q: %v", out, err)
+	}
+	r.wall = time.Duration(wallNS)
+	return r, nil
+}
+
+// RunMeasured is rpbench's run-measured subcommand: it runs args and
+// prints their wall time in nanoseconds and peak RSS in bytes (the
+// largest of the process and the children it waited for).
+func RunMeasured(args []string) {
 	start := time.Now()
-	cmd := exec.Command(bin, "once", "--config", cfg)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return run{}, fmt.Errorf("engine once: %v: %s", err, tail(out))
+	cmd := exec.Command(args[0], args[1:]...)
+	var errs bytes.Buffer
+	cmd.Stderr, cmd.Stdout = &errs, &errs
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "%v: %s", err, tail(errs.Bytes()))
+		os.Exit(1)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return run{time.Since(start), ru.Maxrss * 1024}, nil
+	fmt.Println(time.Since(start).Nanoseconds(), ru.Maxrss*1024)
 }
 
 func tail(b []byte) []byte {
