@@ -18,6 +18,15 @@ type Variant struct {
 // median of variant Den, as metric Name (e.g. "wasm/native").
 type Ratio struct{ Name, Num, Den string }
 
+// PluginRatios are the ratios a plugin's listing benchmark reports for
+// variants named native, native+abi and wasm: the ceilings of issue 17
+// (make bench turns wasm/native and abi/native into its rows).
+var PluginRatios = []Ratio{
+	{Name: "wasm/native", Num: "wasm", Den: "native"},
+	{Name: "abi/native", Num: "native+abi", Den: "native"},
+	{Name: "wasm/abi", Num: "wasm", Den: "native+abi"},
+}
+
 // Compare runs every variant once per round, rounds times per iteration
 // of b, rotating which goes first, so that the machine's load drifts alike
 // for all of them; then it reports each variant's median as NAME-ms and

@@ -150,11 +150,7 @@ func BenchmarkList10k(b *testing.B) {
 		}},
 		{Name: "native+abi", Run: list(abi)},
 		{Name: "wasm", Run: list(wasm)},
-	}, []guesttest.Ratio{
-		{Name: "wasm/native", Num: "wasm", Den: "native"},
-		{Name: "abi/native", Num: "native+abi", Den: "native"},
-		{Name: "wasm/abi", Num: "wasm", Den: "native+abi"},
-	})
+	}, guesttest.PluginRatios)
 }
 
 // The world's uuids and names are what fmt made of them before, so a

@@ -83,11 +83,7 @@ func BenchmarkListNodes10k(b *testing.B) {
 		}},
 		{Name: "native+abi", Run: list(abi)},
 		{Name: "wasm", Run: list(wasm)},
-	}, []guesttest.Ratio{
-		{Name: "wasm/native", Num: "wasm", Den: "native"},
-		{Name: "abi/native", Num: "native+abi", Den: "native"},
-		{Name: "wasm/abi", Num: "wasm", Den: "native+abi"},
-	})
+	}, guesttest.PluginRatios)
 }
 
 // nativePlugin is the plugin with its client already made (HTTP straight
