@@ -163,6 +163,10 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		}
 		add(r)
 	}
+	if o.prod > 0 && o.prod < 10000 {
+		notes = append(notes, "10,000 nodes on the production-shaped Placement: `make bench BENCH=full`; a run of 2026-12-01 on a loaded "+
+			"machine found the engine at or above the bare client in both rounds: internal/bench/testdata/prod-10k-2026-12-01.md.")
+	}
 	notes = append(notes, fixedNotes...)
 	return rows, notes, nil
 }
