@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/rpengine/rpengine/engine/placement"
 )
 
 // Backoff after the n-th conflict is in (0, min(20ms·2ⁿ, 2s)]: never zero
@@ -32,13 +34,13 @@ func TestBackoffBounds(t *testing.T) {
 func TestBackoffWaitIsExactAndCancellable(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		if err := sleep(t.Context(), 1500*time.Millisecond); err != nil || time.Since(start) != 1500*time.Millisecond {
+		if err := placement.Sleep(t.Context(), 1500*time.Millisecond); err != nil || time.Since(start) != 1500*time.Millisecond {
 			t.Fatalf("sleep 1.5s: took %s, err %v", time.Since(start), err)
 		}
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start = time.Now()
-		if err := sleep(ctx, 2*time.Second); err == nil || time.Since(start) != 300*time.Millisecond {
+		if err := placement.Sleep(ctx, 2*time.Second); err == nil || time.Since(start) != 300*time.Millisecond {
 			t.Fatalf("cancelled sleep: took %s, err %v; want the cancel at 300ms", time.Since(start), err)
 		}
 	})

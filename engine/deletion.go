@@ -261,7 +261,7 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 			}
 			return err
 		}
-		if err := sleep(ctx, backoff(attempt)); err != nil {
+		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
 			return err
 		}
 	}

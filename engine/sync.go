@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -127,7 +126,7 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			return unchanged, nil, conflicts, fmt.Errorf("provider %s: %w", d.UUID, err)
 		}
 		e.state.invalidate(d.UUID)
-		if err := sleep(ctx, backoff(attempt)); err != nil {
+		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
 			return unchanged, nil, conflicts, err
 		}
 	}
@@ -340,22 +339,10 @@ func foreignOwner(traits []string, ours string) string {
 	return ""
 }
 
-// backoff is exponential with full jitter, so writers that collided do
-// not collide again in lock step (nova bug 1770220).
+// backoff is the wait after the attempt-th conflict: from 20 ms, capped
+// at 2 s, jittered (placement.Backoff).
 func backoff(attempt int) time.Duration {
-	ceiling := min(20*time.Millisecond<<attempt, 2*time.Second)
-	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return placement.Backoff(20*time.Millisecond, 2*time.Second, attempt+1)
 }
 
 // sameKnown compares what a put would change when the observation came

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,17 +24,7 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 		return err
 	}
 	r := filterReport(w.eng.Cycle(ctx, true), node)
-	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.Encode(r)
-	} else {
-		renderPlan(out, r, node)
-	}
-	if len(r.Errors) > 0 {
-		return errCycleFailed
-	}
-	return nil
+	return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 }
 
 // matches says whether an outcome is the node asked for: by uuid or name.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -42,9 +41,7 @@ func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, l
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(info)
+		return printJSON(out, info)
 	}
 	printInfo(out, info)
 	return nil

@@ -33,17 +33,28 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, 
 			log.Warn("state cache not saved", "err", err)
 		}
 	}
+	return finishReport(out, r, asJSON, func() { printReport(out, r, dry) })
+}
+
+// finishReport prints a cycle's report, as JSON or by text, and fails
+// when the cycle had errors (once and plan exit 1 then).
+func finishReport(out io.Writer, r engine.Report, asJSON bool, text func()) error {
 	if asJSON {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		enc.Encode(r)
+		printJSON(out, r)
 	} else {
-		printReport(out, r, dry)
+		text()
 	}
 	if len(r.Errors) > 0 {
 		return errCycleFailed
 	}
 	return nil
+}
+
+// printJSON writes v as indented JSON, the form of every --json.
+func printJSON(out io.Writer, v any) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func printReport(out io.Writer, r engine.Report, dry bool) {

@@ -197,7 +197,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 		if c.log != nil {
 			c.log.Debug("placement request retried", "err", err, "attempt", attempt+1, "after_ms", wait.Milliseconds())
 		}
-		if sleep(ctx, wait) != nil {
+		if Sleep(ctx, wait) != nil {
 			return err
 		}
 	}

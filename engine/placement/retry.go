@@ -3,7 +3,6 @@ package placement
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"net"
 	"time"
 )
@@ -50,10 +49,7 @@ func (r Retry) withDefaults() Retry {
 }
 
 // backoff is the wait before try number attempt+1 (attempt >= 1).
-func (r Retry) backoff(attempt int) time.Duration {
-	ceiling := min(r.Base<<(attempt-1), r.Max)
-	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
-}
+func (r Retry) backoff(attempt int) time.Duration { return Backoff(r.Base, r.Max, attempt) }
 
 // retryable says whether a failed request may be tried again.
 func retryable(ctx context.Context, method, path string, err error) bool {
@@ -81,14 +77,3 @@ type transportError struct{ err error }
 
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
