@@ -100,16 +100,8 @@ func (s *scanner) members(depth int, fn func(key []byte) error) error {
 		if err := fn(key); err != nil {
 			return err
 		}
-		s.ws()
-		switch s.peek() {
-		case ',':
-			s.pos++
-			s.ws()
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.unexpected()
+		if done, err := s.after('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -130,18 +122,26 @@ func (s *scanner) elements(depth int, fn func() error) error {
 		if err := fn(); err != nil {
 			return err
 		}
-		s.ws()
-		switch s.peek() {
-		case ',':
-			s.pos++
-			s.ws()
-		case ']':
-			s.pos++
-			return nil
-		default:
-			return s.unexpected()
+		if done, err := s.after(']'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// after steps past what follows a member or an element: a comma (and
+// the space after it), or the closing byte, when done is true.
+func (s *scanner) after(closing byte) (done bool, err error) {
+	s.ws()
+	switch s.peek() {
+	case ',':
+		s.pos++
+		s.ws()
+		return false, nil
+	case closing:
+		s.pos++
+		return true, nil
+	}
+	return false, s.unexpected()
 }
 
 // str consumes the string at pos and returns its raw content; simple
