@@ -51,7 +51,8 @@ func (m *Metrics) registerMore() {
 // The label values: fixed sets, so the series exist from the start.
 var (
 	quarantineReasons = []string{engine.CodeDuplicate, engine.CodeBadUUID, engine.CodeClassAndResources,
-		engine.CodeNoClass, engine.CodeBadClass, engine.CodeBadResources}
+		engine.CodeNoClass, engine.CodeBadClass, engine.CodeBadResources, engine.CodeFieldTooLong, engine.CodeTooManyEntries,
+		engine.CodeBadUTF8, engine.CodeBadValue}
 	blockedReasons = []string{engine.ReasonAllocations, engine.ReasonRefused, engine.ReasonDeleteLimit}
 )
 
