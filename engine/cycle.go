@@ -160,6 +160,7 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	e.listed(&r, "providers", len(listed), t, err, nil)
 	if err != nil {
 		r.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
+		e.quarantine(ctx, problems, nil, dry, &r)
 		return r
 	}
 
@@ -174,6 +175,8 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		}
 		e.claimOrphans(ctx, desired, listed, &r)
 	}
+	// 4b. Every doubt reserves: a quarantined node's provider first (doubt.go).
+	e.quarantine(ctx, problems, listed, dry, &r)
 
 	// 5. Write only real differences, in parallel, bounded.
 	e.syncAll(ctx, desired, listed, dry, &r)

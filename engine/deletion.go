@@ -53,7 +53,8 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, desired
 	}
 	proofs := e.proofCount(deleted, round)
 	ready := e.provenGone(candidates, deleted, present, round, dry)
-	e.proofOutcomes(candidates, deleted, present, ready, proofs)
+	reserved := e.reservePending(ctx, candidates, deleted, ready, owned, dry, r) // doubt.go
+	e.proofOutcomes(candidates, deleted, present, ready, proofs, reserved)
 	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
 		r.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
@@ -240,32 +241,8 @@ func short(s string) string {
 // cannot be deleted; the engine never removes allocations. A provider
 // already fully reserved costs one read and no write.
 func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
-	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
-		gen, inv, err := e.pc.Inventories(ctx, uuid)
-		if err != nil {
-			return err
-		}
-		changed := false
-		for rc, i := range inv {
-			if i.Reserved != i.Total {
-				i.Reserved = i.Total
-				inv[rc], changed = i, true
-			}
-		}
-		if changed {
-			_, err = e.pc.SetInventories(ctx, uuid, gen, inv)
-		}
-		if !errors.Is(err, placement.ErrConcurrentUpdate) {
-			if err == nil {
-				e.state.invalidate(uuid)
-			}
-			return err
-		}
-		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("gave up after %d conflicts", e.opts.MaxAttempts)
+	_, err := e.reserveFully(ctx, uuid) // doubt.go
+	return err
 }
 
 // ownCandidates keeps the candidates written for this engine's plugin

@@ -321,9 +321,7 @@ func (e *Engine) problem(r *Report, p Problem) {
 		return
 	}
 	r.Quarantined++
-	r.fail(ErrQuarantined, strings.ToLower(p.NodeUUID), p.String())
-	e.outcome(Outcome{Node: strings.ToLower(p.NodeUUID), Name: p.NodeName, Kind: KindQuarantined,
-		Reason: p.Code, Message: p.Reason}, Observed{})
+	r.fail(ErrQuarantined, strings.ToLower(p.NodeUUID), p.String()) // its outcome: quarantine (doubt.go)
 }
 
 // deferred records the providers a stopping cycle did not sync.
@@ -358,16 +356,19 @@ func (e *Engine) proofCount(deleted []string, round int64) map[string]int {
 
 // proofOutcomes records the unlisted providers not ready for deletion:
 // pending their next proof, or kept.
-func (e *Engine) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int) {
+func (e *Engine) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int, reserved map[string]bool) {
 	for _, u := range asked {
 		o := Outcome{Node: u, Kind: KindKept, ProofsNeeded: 2, Proof: proofs[u]}
+		if reserved[u] {
+			o.Reserved = string(baremetal.ReservedPendingDeletion)
+		}
 		switch {
 		case slices.Contains(ready, u):
 			continue // deleted, blocked or failed: recorded by the caller
 		case slices.Contains(deleted, u) && proofs[u] >= 2:
 			o.Kind, o.Reason, o.Message = KindPendingDeletion, ReasonGrace, "proven deleted twice; waiting for engine.delete_grace"
 		case slices.Contains(deleted, u):
-			o.Kind, o.Message = KindPendingDeletion, "proven deleted once; the next cycle's proof deletes it"
+			o.Kind, o.Message = KindPendingDeletion, "proven deleted once, fully reserved; the next cycle's proof deletes it"
 		case slices.Contains(present, u):
 			o.Reason, o.Message, o.ProofsNeeded = ReasonNodePresent, "not listed, but the plugin says the node exists", 0
 		default:

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rpengine/rpengine/engine/baremetal"
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// Every doubt reserves. A node the engine cannot vouch for keeps its
+// provider (deleting on doubt would lose a node), but not as a candidate:
+// in the cycle that sees the doubt, the provider of a quarantined node, or
+// of a node not listed and proven gone once, is fully reserved. Releasing
+// it needs no memory of what it held: the release is the ordinary sync of
+// the node's data once the source reports it good (or lists it again),
+// which writes the reserved values the source's data gives, and clears
+// the record. The second proof of deletion deletes it as before.
+//
+// The record (known.Doubt) reaches the disk before the reserve is sent,
+// so that after kill -9 at any point a restart knows the reserve is the
+// engine's own; nothing depends on it for safety (a provider reserved
+// without it is released by the same sync). known.DoubtGeneration spares
+// an unchanged reserved provider any request in later cycles.
+
+// OpReserve fully reserves a provider on doubt, every class at once.
+const OpReserve Op = "reserve_provider"
+
+// doubtful is a provider to reserve on doubt.
+type doubtful struct {
+	uuid string
+	why  baremetal.ReservedReason
+	gen  placement.Generation // as listed this cycle
+}
+
+// reserveDoubts fully reserves each provider in ds that is not already
+// reserved at its listed generation, after recording the doubts (one
+// fsync for all). It reports what it did in r and returns the uuids now
+// reserved (or, dry, that would be).
+func (e *Engine) reserveDoubts(ctx context.Context, ds []doubtful, dry bool, r *Report) map[string]bool {
+	done := make(map[string]bool, len(ds))
+	var todo []doubtful
+	for _, d := range ds {
+		k, _ := e.state.get(d.uuid)
+		switch {
+		case k.Doubt == string(d.why) && k.DoubtGeneration != "" && k.DoubtGeneration == d.gen:
+			done[d.uuid] = true // reserved by an earlier cycle, unchanged since
+		case dry:
+			done[d.uuid] = true
+			r.Writes = append(r.Writes, Write{Op: OpReserve, UUID: d.uuid})
+		default:
+			todo = append(todo, d)
+		}
+	}
+	if len(todo) == 0 {
+		return done
+	}
+	for _, d := range todo {
+		e.state.update(d.uuid, func(k *known) { k.Doubt, k.DoubtGeneration = string(d.why), "" })
+	}
+	if err := e.state.Save(); err != nil { // reserving is still the safe way: go on
+		e.log.Warn("doubt not recorded before reserving", "err", err)
+	}
+	for _, d := range todo {
+		if stopping(e.opts.Stop) {
+			r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d providers not reserved this cycle", len(todo)))
+			break
+		}
+		gen, err := e.reserveFully(ctx, d.uuid)
+		if err != nil {
+			_, kind, _ := classify(err)
+			r.fail(kind, d.uuid, fmt.Sprintf("provider %s: node %s, and not reserved: %v", d.uuid, doubtText(d.why), err))
+			continue
+		}
+		done[d.uuid] = true
+		e.state.update(d.uuid, func(k *known) { k.DoubtGeneration = gen })
+		e.log.Info("provider fully reserved", "node", d.uuid, "reason", string(d.why))
+	}
+	return done
+}
+
+// doubtText says what the engine doubts, for messages.
+func doubtText(why baremetal.ReservedReason) string {
+	if why == baremetal.ReservedPendingDeletion {
+		return "proven deleted once"
+	}
+	return "quarantined"
+}
+
+// reserveFully sets reserved = total on every class of a provider, with
+// its generation, retried on conflicts; it returns the generation after.
+// A provider already fully reserved costs one read and no write.
+func (e *Engine) reserveFully(ctx context.Context, uuid string) (placement.Generation, error) {
+	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
+		gen, inv, err := e.pc.Inventories(ctx, uuid)
+		if err != nil {
+			return "", err
+		}
+		changed := false
+		for rc, i := range inv {
+			if i.Reserved != i.Total {
+				i.Reserved = i.Total
+				inv[rc], changed = i, true
+			}
+		}
+		if changed {
+			gen, err = e.pc.SetInventories(ctx, uuid, gen, inv)
+		}
+		if !errors.Is(err, placement.ErrConcurrentUpdate) {
+			if err == nil {
+				e.state.invalidate(uuid)
+			}
+			return gen, err
+		}
+		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("gave up after %d conflicts", e.opts.MaxAttempts)
+}
+
+// quarantinedProviders lists the owned providers of quarantined nodes.
+// A quarantined node without a provider gets none.
+func quarantinedProviders(problems []Problem, listed map[string]placement.Generation) []doubtful {
+	var out []doubtful
+	for _, p := range problems {
+		u := strings.ToLower(p.NodeUUID)
+		if gen, ok := listed[u]; ok && p.Quarantined() {
+			out = append(out, doubtful{u, baremetal.ReservedQuarantined, gen})
+		}
+	}
+	return out
+}
+
+// quarantine records the quarantined nodes' outcomes, after reserving
+// the providers they have (listed may be nil: the providers are unknown).
+func (e *Engine) quarantine(ctx context.Context, problems []Problem, listed map[string]placement.Generation, dry bool, r *Report) {
+	reserved := e.reserveDoubts(ctx, quarantinedProviders(problems, listed), dry, r)
+	for _, p := range problems {
+		if !p.Quarantined() {
+			continue
+		}
+		o := Outcome{Node: strings.ToLower(p.NodeUUID), Name: p.NodeName, Kind: KindQuarantined, Reason: p.Code, Message: p.Reason}
+		if reserved[o.Node] {
+			o.Reserved = string(baremetal.ReservedQuarantined)
+			o.Message += "; its provider is fully reserved until then"
+			r.Reserved[o.Reserved]++
+		}
+		e.outcome(o, Observed{})
+	}
+}
+
+// reservePending fully reserves the providers of nodes proven deleted
+// (of those asked) but not deleted in this cycle: the first proof, or the
+// grace still running. It returns those reserved.
+func (e *Engine) reservePending(ctx context.Context, asked, deleted, ready []string, owned map[string]placement.Generation, dry bool, r *Report) map[string]bool {
+	skip := make(map[string]bool, len(ready))
+	for _, u := range ready {
+		skip[u] = true
+	}
+	isAsked := make(map[string]bool, len(asked))
+	for _, u := range asked {
+		isAsked[u] = true
+	}
+	var ds []doubtful
+	for _, u := range deleted {
+		if gen, ok := owned[u]; ok && isAsked[u] && !skip[u] {
+			ds = append(ds, doubtful{u, baremetal.ReservedPendingDeletion, gen})
+			skip[u] = true
+		}
+	}
+	reserved := e.reserveDoubts(ctx, ds, dry, r)
+	r.Reserved[string(baremetal.ReservedPendingDeletion)] += len(reserved)
+	return reserved
+}
