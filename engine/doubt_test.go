@@ -20,7 +20,9 @@ func inventoryWrites(t *testing.T, reqs []placementfake.Request, uuid string) []
 		if q.Method != "PUT" || q.Path != "/resource_providers/"+uuid+"/inventories" || q.Status != 200 {
 			continue
 		}
-		var body struct{ Inventories map[string]placementfake.Inventory }
+		var body struct {
+			Inventories map[string]placementfake.Inventory
+		}
 		if err := json.Unmarshal(q.Body, &body); err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +106,9 @@ func TestReleaseRestoresTheSourcesReservedValues(t *testing.T) {
 		s.nodes[0] = hostabi.Node{UUID: u, Resources: map[string]hostabi.Resource{"VCPU": {Total: 64, Reserved: 4}, "MEMORY_MB": {Total: 1024}}}
 	})
 	r.cleanCycle()
-	r.src.set(func(s *source) { s.nodes[0].Invalid = &hostabi.Invalid{Code: engine.CodeBadValue, Reason: "traits is not a list"} })
+	r.src.set(func(s *source) {
+		s.nodes[0].Invalid = &hostabi.Invalid{Code: engine.CodeBadValue, Reason: "traits is not a list"}
+	})
 	r.cycle()
 	if inv := r.provider(u).Inventories; inv["VCPU"].Reserved != 64 || inv["MEMORY_MB"].Reserved != 1024 {
 		t.Fatalf("quarantined: %+v", inv)
