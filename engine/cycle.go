@@ -184,12 +184,12 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
 	}
 	r.ForeignRewrites = int(e.foreign.Swap(0))
-	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
+	if why, _ := e.halted(); e.pol.Nova.Enabled && why == "" {
 		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
 	}
 
 	// 6. Providers whose node is no longer listed: deleted only on proof.
-	if !stopping(e.opts.Stop) {
+	if why, _ := e.halted(); why == "" {
 		e.reapVanished(ctx, nodes, desired, listed, round, dry, &r)
 	}
 	return r
@@ -228,12 +228,12 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 	for range e.opts.Concurrency {
 		wg.Go(func() {
 			for {
-				if stopping(e.opts.Stop) {
+				if why, kind := e.halted(); why != "" { // halt.go
 					if i := int(next.Swap(int64(len(desired)))); i < len(desired) {
 						mu.Lock()
-						r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
+						r.fail(kind, "", fmt.Sprintf("%s: %d of %d providers not synced this cycle", why, len(desired)-i, len(desired)))
 						mu.Unlock()
-						e.deferred(desired[i:])
+						e.deferred(desired[i:], why)
 					}
 					return
 				}

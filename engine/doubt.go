@@ -63,9 +63,9 @@ func (e *Engine) reserveDoubts(ctx context.Context, ds []doubtful, dry bool, r *
 	if err := e.state.Save(); err != nil { // reserving is still the safe way: go on
 		e.log.Warn("doubt not recorded before reserving", "err", err)
 	}
-	for _, d := range todo {
-		if stopping(e.opts.Stop) {
-			r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d providers not reserved this cycle", len(todo)))
+	for i, d := range todo {
+		if why, kind := e.halted(); why != "" {
+			r.fail(kind, "", fmt.Sprintf("%s: %d providers not reserved this cycle", why, len(todo)-i))
 			break
 		}
 		gen, err := e.reserveFully(ctx, d.uuid)

@@ -325,10 +325,10 @@ func (e *Engine) problem(r *Report, p Problem) {
 }
 
 // deferred records the providers a stopping cycle did not sync.
-func (e *Engine) deferred(ds []Desired) {
+func (e *Engine) deferred(ds []Desired, why string) {
 	for _, d := range ds {
 		e.outcome(Outcome{Node: d.UUID, Name: d.NodeName, Kind: KindDeferred, Reserved: string(d.Reserved),
-			Message: "not synced: the engine is stopping"}, Observed{})
+			Message: "not synced: " + why}, Observed{})
 	}
 }
 
