@@ -16,7 +16,8 @@ import (
 // Metrics are the engine's Prometheus series. Names and labels are listed
 // in docs/OPERATIONS.md; label values come from small fixed sets.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg  *prometheus.Registry
+	deps deps // the outside services failing now (deps.go)
 
 	cycleSeconds  prometheus.Histogram
 	cycles        *prometheus.CounterVec // outcome

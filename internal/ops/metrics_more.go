@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -132,7 +133,7 @@ func (m *Metrics) PluginHTTP(services map[string]string, next http.RoundTripper)
 		}
 		return strings.Compare(a, b)
 	})
-	return timedTransport{next: next, h: m.more.pluginHTTP, services: services, names: names}
+	return timedTransport{next: next, h: m.more.pluginHTTP, services: services, names: names, deps: &m.deps}
 }
 
 type timedTransport struct {
@@ -140,6 +141,7 @@ type timedTransport struct {
 	h        *prometheus.HistogramVec
 	services map[string]string
 	names    []string
+	deps     *deps
 }
 
 func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -149,7 +151,17 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		status = resp.StatusCode
 	}
-	t.h.WithLabelValues(t.service(req.URL.String()), httpOutcome(status)).Observe(time.Since(start).Seconds())
+	service := t.service(req.URL.String())
+	t.h.WithLabelValues(service, httpOutcome(status)).Observe(time.Since(start).Seconds())
+	switch {
+	case req.Context().Err() != nil: // given up: proves nothing
+	case err != nil:
+		t.deps.observe(service, err, time.Now())
+	case status >= 500:
+		t.deps.observe(service, fmt.Errorf("%s %s answered %s", req.Method, req.URL.Path, resp.Status), time.Now())
+	default:
+		t.deps.observe(service, nil, time.Now())
+	}
 	return resp, err
 }
 
