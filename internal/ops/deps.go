@@ -38,7 +38,7 @@ const downAfter = 3
 type deps struct {
 	mu        sync.Mutex
 	placement func() placement.Trouble // the client in use
-	runs      map[string]*Dependency // plugin calls and plugin services
+	runs      map[string]*Dependency   // plugin calls and plugin services
 	auth      struct {
 		failures int64     // login failures when last seen
 		at       time.Time // when they last rose
