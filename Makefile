@@ -161,6 +161,7 @@ check:
 	$(TOOLS)/staticcheck ./... $(HOSTABI)
 	$(WASMENV) $(TOOLS)/staticcheck -checks inherit,-U1000 ./plugins/... $(HOSTABI:...=guest/...)
 	$(GO) run ./internal/tools/doccheck .
+	$(GO) run ./internal/tools/funclen -max 60 engine
 	scripts/check-tree.sh
 
 clean:
