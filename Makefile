@@ -7,7 +7,7 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: release release-test monitoring-test plugin-kit bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
+.PHONY: demo-stop release release-test monitoring-test plugin-kit bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
 
 all: build plugins
 
@@ -71,6 +71,10 @@ unit: plugins
 
 demo: build plugins
 	scripts/demo.sh
+
+# demo-stop stops the daemon and the Placement that make demo left running.
+demo-stop:
+	scripts/demo.sh stop
 
 # demo-ironic runs the engine with the Ironic plugin against a local real
 # Ironic (fake-hardware nodes) and Placement, both from Debian's packages.

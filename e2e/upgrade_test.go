@@ -95,6 +95,7 @@ func TestUpgradeFromPreviousReleaseE2E(t *testing.T) {
 	state := filepath.Join(filepath.Dir(cfg), "state.json")
 
 	r := onceWith(t, oldEngine, cfg)
+	t.Logf("0.1.0 cold: created %d, %d requests", r.Created, r.PlacementRequests)
 	if r.Created != nodes {
 		t.Fatalf("previous release, cold: %+v", r)
 	}
@@ -104,11 +105,13 @@ func TestUpgradeFromPreviousReleaseE2E(t *testing.T) {
 	}
 
 	r = onceWith(t, engineBin(t), cfg)
+	t.Logf("this build, 0.1.0's state and plugin: updated %d, unchanged %d, %d requests", r.Updated, r.Unchanged, r.PlacementRequests)
 	if r.Created != 0 || r.Deleted != 0 || r.Unchanged+r.Updated != nodes {
 		t.Fatalf("this build on the previous state, with the previous SDK's plugin: %+v", r)
 	}
 	setPlugin(t, cfg, oldFake, newFake)
 	r = onceWith(t, engineBin(t), cfg)
+	t.Logf("this build, its own plugin: updated %d, unchanged %d, %d requests", r.Updated, r.Unchanged, r.PlacementRequests)
 	if r.Created != 0 || r.Deleted != 0 || r.Unchanged+r.Updated != nodes {
 		t.Fatalf("this build with its own plugin: %+v", r)
 	}

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Install what make release and its checks use from Debian: promtool
 # (package prometheus: `promtool check/test rules` on deploy/monitoring),
-# lintian (the Debian package's checks). dpkg-deb and fakeroot come with
-# Debian's build tools. Idempotent: does nothing when present.
+# lintian (the Debian package's checks), podman (runs the OCI image where
+# the machine allows; image-test.sh falls back to unpacking it). dpkg-deb
+# comes with dpkg. Idempotent: does nothing when present.
 set -eu
 need=""
 command -v promtool >/dev/null 2>&1 || need="$need prometheus"
 command -v lintian >/dev/null 2>&1 || need="$need lintian"
-command -v fakeroot >/dev/null 2>&1 || need="$need fakeroot"
+command -v podman >/dev/null 2>&1 || need="$need podman"
 if [ -z "$need" ]; then
 	echo "release tools already installed"
 	exit 0

@@ -10,11 +10,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dist=${DIST:-dist}
-tools=$PWD/build/tools
+# RELEASE_TOOLS, RELEASE_COMMIT and RELEASE_MODIFIED let reproducible.sh
+# build a copy of the tree that has no .git with the same stamps.
+tools=${RELEASE_TOOLS:-$PWD/build/tools}
 version=$(scripts/release/version.sh)
-commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-modified=false
-if [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+commit=${RELEASE_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+modified=${RELEASE_MODIFIED:-false}
+if [ -z "${RELEASE_MODIFIED:-}" ] && [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	modified=true
 fi
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
