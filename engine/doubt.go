@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -25,9 +24,6 @@ import (
 // without it is released by the same sync). known.DoubtGeneration spares
 // an unchanged reserved provider any request in later cycles.
 
-// OpReserve fully reserves a provider on doubt, every class at once.
-const OpReserve Op = "reserve_provider"
-
 // doubtful is a provider to reserve on doubt.
 type doubtful struct {
 	uuid string
@@ -37,46 +33,43 @@ type doubtful struct {
 
 // reserveDoubts fully reserves each provider in ds that is not already
 // reserved at its listed generation, after recording the doubts (one
-// fsync for all). It reports what it did in r and returns the uuids now
-// reserved (or, dry, that would be).
-func (e *Engine) reserveDoubts(ctx context.Context, ds []doubtful, dry bool, r *Report) map[string]bool {
+// fsync for all). It reports what it did and returns the uuids now
+// reserved (in a plan, that would be).
+func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]bool {
 	done := make(map[string]bool, len(ds))
 	var todo []doubtful
 	for _, d := range ds {
-		k, _ := e.state.get(d.uuid)
-		switch {
-		case k.Doubt == string(d.why) && k.DoubtGeneration != "" && k.DoubtGeneration == d.gen:
+		if k, _ := c.state.get(d.uuid); k.Doubt == string(d.why) && k.DoubtGeneration != "" && k.DoubtGeneration == d.gen {
 			done[d.uuid] = true // reserved by an earlier cycle, unchanged since
-		case dry:
-			done[d.uuid] = true
-			r.Writes = append(r.Writes, Write{Op: OpReserve, UUID: d.uuid})
-		default:
-			todo = append(todo, d)
+			continue
 		}
+		todo = append(todo, d)
 	}
 	if len(todo) == 0 {
 		return done
 	}
 	for _, d := range todo {
-		e.state.update(d.uuid, func(k *known) { k.Doubt, k.DoubtGeneration = string(d.why), "" })
+		c.state.update(d.uuid, func(k *known) { k.Doubt, k.DoubtGeneration = string(d.why), "" })
 	}
-	if err := e.state.Save(); err != nil { // reserving is still the safe way: go on
-		e.log.Warn("doubt not recorded before reserving", "err", err)
+	if err := c.state.Save(); err != nil { // reserving is still the safe way: go on
+		c.e.log.Warn("doubt not recorded before reserving", "err", err)
 	}
 	for i, d := range todo {
-		if why, kind := e.halted(); why != "" {
-			r.fail(kind, "", fmt.Sprintf("%s: %d providers not reserved this cycle", why, len(todo)-i))
+		if why, kind := c.halted(); why != "" {
+			c.fail(kind, "", fmt.Sprintf("%s: %d providers not reserved this cycle", why, len(todo)-i))
 			break
 		}
-		gen, err := e.reserveFully(ctx, d.uuid)
+		gen, err := c.reserveFully(ctx, d.uuid)
 		if err != nil {
 			_, kind, _ := classify(err)
-			r.fail(kind, d.uuid, fmt.Sprintf("provider %s: node %s, and not reserved: %v", d.uuid, doubtText(d.why), err))
+			c.fail(kind, d.uuid, fmt.Sprintf("provider %s: node %s, and not reserved: %v", d.uuid, doubtText(d.why), err))
 			continue
 		}
 		done[d.uuid] = true
-		e.state.update(d.uuid, func(k *known) { k.DoubtGeneration = gen })
-		e.log.Info("provider fully reserved", "node", d.uuid, "reason", string(d.why))
+		c.state.update(d.uuid, func(k *known) { k.DoubtGeneration = gen })
+		if c.plan == nil {
+			c.e.log.Info("provider fully reserved", "node", d.uuid, "reason", string(d.why))
+		}
 	}
 	return done
 }
@@ -89,14 +82,15 @@ func doubtText(why baremetal.ReservedReason) string {
 	return "quarantined"
 }
 
-// reserveFully sets reserved = total on every class of a provider, with
-// its generation, retried on conflicts; it returns the generation after.
-// A provider already fully reserved costs one read and no write.
-func (e *Engine) reserveFully(ctx context.Context, uuid string) (placement.Generation, error) {
-	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
-		gen, inv, err := e.pc.Inventories(ctx, uuid)
+// reserveFully sets reserved = total on every class of a provider, in
+// one write with its generation, retried on conflicts; it returns the
+// generation after. A provider already fully reserved costs one read.
+func (c *cycle) reserveFully(ctx context.Context, uuid string) (placement.Generation, error) {
+	var after placement.Generation
+	err := c.e.retryOnConflict(ctx, func() error {
+		gen, inv, err := c.e.pc.Inventories(ctx, uuid)
 		if err != nil {
-			return "", err
+			return err
 		}
 		changed := false
 		for rc, i := range inv {
@@ -106,19 +100,15 @@ func (e *Engine) reserveFully(ctx context.Context, uuid string) (placement.Gener
 			}
 		}
 		if changed {
-			gen, err = e.pc.SetInventories(ctx, uuid, gen, inv)
-		}
-		if !errors.Is(err, placement.ErrConcurrentUpdate) {
-			if err == nil {
-				e.state.invalidate(uuid)
+			if gen, err = c.w.setInventories(ctx, uuid, gen, inv); err != nil {
+				return onConflict(err)
 			}
-			return gen, err
 		}
-		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("gave up after %d conflicts", e.opts.MaxAttempts)
+		after = gen
+		c.state.invalidate(uuid)
+		return nil
+	})
+	return after, err
 }
 
 // quarantinedProviders lists the owned providers of quarantined nodes.
@@ -135,10 +125,11 @@ func quarantinedProviders(problems []Problem, listed map[string]placement.Genera
 }
 
 // quarantine records the quarantined nodes' outcomes, after reserving
-// the providers they have (listed may be nil: the providers are unknown).
-func (e *Engine) quarantine(ctx context.Context, problems []Problem, listed map[string]placement.Generation, dry bool, r *Report) {
-	reserved := e.reserveDoubts(ctx, quarantinedProviders(problems, listed), dry, r)
-	for _, p := range problems {
+// the providers they have (listed nil: the providers are unknown, the
+// outcomes are recorded alone).
+func (c *cycle) quarantine(ctx context.Context, listed map[string]placement.Generation) {
+	reserved := c.reserveDoubts(ctx, quarantinedProviders(c.problems, listed))
+	for _, p := range c.problems {
 		if !p.Quarantined() {
 			continue
 		}
@@ -146,16 +137,16 @@ func (e *Engine) quarantine(ctx context.Context, problems []Problem, listed map[
 		if reserved[o.Node] {
 			o.Reserved = string(baremetal.ReservedQuarantined)
 			o.Message += "; its provider is fully reserved until then"
-			r.Reserved[o.Reserved]++
+			c.r.Reserved[o.Reserved]++
 		}
-		e.outcome(o, Observed{})
+		c.outcome(o, Observed{})
 	}
 }
 
 // reservePending fully reserves the providers of nodes proven deleted
 // (of those asked) but not deleted in this cycle: the first proof, or the
 // grace still running. It returns those reserved.
-func (e *Engine) reservePending(ctx context.Context, asked, deleted, ready []string, owned map[string]placement.Generation, dry bool, r *Report) map[string]bool {
+func (c *cycle) reservePending(ctx context.Context, asked, deleted, ready []string, owned map[string]placement.Generation) map[string]bool {
 	skip := make(map[string]bool, len(ready))
 	for _, u := range ready {
 		skip[u] = true
@@ -171,7 +162,7 @@ func (e *Engine) reservePending(ctx context.Context, asked, deleted, ready []str
 			skip[u] = true
 		}
 	}
-	reserved := e.reserveDoubts(ctx, ds, dry, r)
-	r.Reserved[string(baremetal.ReservedPendingDeletion)] += len(reserved)
+	reserved := c.reserveDoubts(ctx, ds)
+	c.r.Reserved[string(baremetal.ReservedPendingDeletion)] += len(reserved)
 	return reserved
 }

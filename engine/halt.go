@@ -15,11 +15,11 @@ const maxFailedInARow = 16
 
 // halted says why a cycle must start no more work — a stop, or a
 // Placement that does not answer — with the kind of its error; "" to go on.
-func (e *Engine) halted() (string, ErrorKind) {
-	if stopping(e.opts.Stop) {
+func (c *cycle) halted() (string, ErrorKind) {
+	if stopping(c.e.opts.Stop) {
 		return "stopping", ErrDeferred
 	}
-	if t := e.pc.Trouble(); t.Failures >= maxFailedInARow {
+	if t := c.e.pc.Trouble(); t.Failures >= maxFailedInARow {
 		return fmt.Sprintf("placement failing: %d requests in a row failed over %s (last: %s); the cycle ends early",
 			t.Failures, time.Since(t.Since).Round(time.Second), t.Last), ErrPlacement
 	}
