@@ -12,9 +12,20 @@ import (
 )
 
 // known is what the engine last saw of one provider, valid while the
-// provider's generation is unchanged: any change bumps the generation.
+// provider's generation is unchanged (any change bumps the generation),
+// and the provider's ownership record.
 type known struct {
 	Observed
+	Record
+}
+
+// Record is the ownership record of one provider: what the engine must
+// still know after kill -9, and with [coord] etcd after the loss of its
+// host (record.go). It is the part of known that invalidate keeps.
+//
+// A new field must also go into sameRecord and mergeRecord (record.go)
+// and into knownFields and field (statefile.go), which read the file.
+type Record struct {
 	Managed Managed
 	// Retained lists classes the source no longer reports but that still
 	// have allocations: kept, fully reserved, until they are free.
@@ -189,7 +200,7 @@ func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound, Pending: k.Pending, Plugin: k.Plugin}
+		s.providers[uuid] = known{Record: k.Record}
 	}
 	s.mu.Unlock()
 }

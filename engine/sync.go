@@ -93,8 +93,8 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		}
 		switch {
 		case err == nil:
-			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates},
-				Plugin: e.opts.Plugin}
+			now := known{Observed: after, Record: Record{Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates},
+				Plugin: e.opts.Plugin}}
 			if fresh || len(ws) > 0 || !sameKnown(prev, now) {
 				e.state.put(d.UUID, now) // an idle provider leaves the cache clean: no save
 			}
