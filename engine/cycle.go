@@ -166,11 +166,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	// 4. Before the first write, the ownership record must hold all this
 	// cycle may add or create (record.go), on disk.
 	if !dry {
-		if e.state.intend(desired, listed) {
-			if err := e.state.Save(); err != nil {
-				r.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
-				return r
-			}
+		if err := e.recordIntent(ctx, desired, listed); err != nil {
+			r.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
+			return r
 		}
 		e.claimOrphans(ctx, desired, listed, &r)
 	}
@@ -188,6 +186,9 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 	// 6. Providers whose node is no longer listed: deleted only on proof.
 	if !stopping(e.opts.Stop) {
 		e.reapVanished(ctx, nodes, desired, listed, round, dry, &r)
+	}
+	if !dry {
+		e.recordAfter(ctx, &r)
 	}
 	return r
 }

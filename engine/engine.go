@@ -66,6 +66,7 @@ type Engine struct {
 	// cycle's report includes the discovery request.
 	counted int64
 	holds   holdBook     // beside nova: the holds placed (hold.go)
+	rec     sharing      // the shared ownership record, with [coord] etcd (recordshare.go)
 	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
 }
 

@@ -59,6 +59,9 @@ type State struct {
 	// version is the negotiated microversion: a new process then sends no
 	// discovery request.
 	version string
+	// shared, while a RecordStore holds the record, collects the uuids
+	// whose record changed since it was last stored (recordshare.go).
+	shared map[string]struct{}
 }
 
 type stateFile struct {
@@ -190,8 +193,20 @@ func (s *State) size() int {
 func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
 	s.dirty = true
+	s.changedRecord(uuid, k.Record)
 	s.providers[uuid] = k
 	s.mu.Unlock()
+}
+
+// changedRecord notes, under the lock and before the entry is replaced,
+// that uuid's record becomes r, if a store must be told.
+func (s *State) changedRecord(uuid string, r Record) {
+	if s.shared == nil {
+		return
+	}
+	if old, ok := s.providers[uuid]; !ok || !sameRecord(old.Record, r) {
+		s.shared[uuid] = struct{}{}
+	}
 }
 
 // invalidate drops what was seen of a provider but keeps what the engine
@@ -211,6 +226,7 @@ func (s *State) update(uuid string, f func(*known)) {
 	s.dirty = true
 	k := s.providers[uuid]
 	f(&k)
+	s.changedRecord(uuid, k.Record)
 	s.providers[uuid] = k
 	s.mu.Unlock()
 }
@@ -218,6 +234,9 @@ func (s *State) update(uuid string, f func(*known)) {
 func (s *State) drop(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
+	if s.shared != nil {
+		s.shared[uuid] = struct{}{}
+	}
 	delete(s.providers, uuid)
 	s.mu.Unlock()
 }
