@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -87,7 +88,10 @@ const stateVersion = 1
 // path that cannot hold the record (a directory, an unwritable place, a
 // file another engine holds) yields an error wrapping ErrStateUnusable,
 // which callers must treat as fatal.
-func LoadState(path, key string) (*State, error) {
+//
+// A file whose key is one of also (an older spelling of key) is read and
+// saved under key from then on.
+func LoadState(path, key string, also ...string) (*State, error) {
 	s := &State{providers: map[string]known{}, path: path, key: key}
 	if path == "" {
 		return s, nil
@@ -115,7 +119,7 @@ func LoadState(path, key string) (*State, error) {
 	if err != nil {
 		return s, fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
 	}
-	if f.Version != stateVersion || f.Key != key {
+	if f.Version != stateVersion || f.Key != key && !slices.Contains(also, f.Key) {
 		return s, fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
 	if f.Providers != nil {
@@ -181,6 +185,12 @@ func (s *State) get(uuid string) (known, bool) {
 	defer s.mu.Unlock()
 	k, ok := s.providers[uuid]
 	return k, ok
+}
+
+// Record returns the ownership record of the provider uuid, if any.
+func (s *State) Record(uuid string) (Record, bool) {
+	k, ok := s.get(uuid)
+	return k.Record, ok
 }
 
 // size is the number of providers known.

@@ -138,3 +138,37 @@ func (r *Records) commit(ctx context.Context, ops []clientv3.Op, size int) error
 	}
 	return nil
 }
+
+// RecordedPlacement returns the identity of the Placement the fleet's
+// record belongs to ("" if none is recorded yet) and the revision to pass
+// to RecordPlacement.
+func (c *Coordinator) RecordedPlacement(ctx context.Context) (id string, rev int64, err error) {
+	resp, err := c.cli.Get(ctx, c.k.placement())
+	if err != nil {
+		return "", 0, fmt.Errorf("etcd: read the Placement identity: %w", err)
+	}
+	if len(resp.Kvs) == 0 {
+		return "", 0, nil
+	}
+	return string(resp.Kvs[0].Value), resp.Kvs[0].ModRevision, nil
+}
+
+// RecordPlacement records id in place of what RecordedPlacement read at
+// rev (0: nothing), and returns the identity recorded afterwards: another
+// engine's, if it recorded first, so that every engine of the fleet keys
+// the record alike.
+func (c *Coordinator) RecordPlacement(ctx context.Context, id string, rev int64) (string, error) {
+	key := c.k.placement()
+	r, err := c.cli.Txn(ctx).If(clientv3.Compare(clientv3.ModRevision(key), "=", rev)).
+		Then(clientv3.OpPut(key, id)).Else(clientv3.OpGet(key)).Commit()
+	if err != nil {
+		return "", fmt.Errorf("etcd: record the Placement identity: %w", err)
+	}
+	if r.Succeeded {
+		return id, nil
+	}
+	if kvs := r.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+		return string(kvs[0].Value), nil
+	}
+	return "", errors.New("etcd: the Placement identity changed under this engine and vanished: try again")
+}
