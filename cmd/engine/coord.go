@@ -62,8 +62,7 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 // BeforeCycle syncs with etcd and sets eng's scope to what this engine
 // holds. The cycle must run under cycleCtx and call cancel when done. On
 // an error no cycle may run: the engine cannot prove what it holds.
-func (co *coordinator) BeforeCycle(ctx context.Context, w *daemonWorld) (cycleCtx context.Context, cancel context.CancelFunc, err error) {
-	eng := w.eng
+func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine, pc *placement.Client) (cycleCtx context.Context, cancel context.CancelFunc, err error) {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
@@ -95,7 +94,7 @@ func (co *coordinator) BeforeCycle(ctx context.Context, w *daemonWorld) (cycleCt
 			"waiting_for_peers", a.Waiting, "members", a.Members)
 	}
 	cycleCtx, cancel = co.c.Fence(ctx, a)
-	if err := co.shareRecord(cycleCtx, w, a); err != nil {
+	if err := co.shareRecord(cycleCtx, eng, pc, a); err != nil {
 		cancel()
 		return nil, nil, fmt.Errorf("coord: %w; no writes this cycle", err)
 	}

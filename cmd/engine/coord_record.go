@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/coord"
 )
@@ -77,19 +78,19 @@ func ownIdentity(ctx context.Context, pc traitLister) (string, error) {
 
 // shareRecord hands the engine the record store for this cycle's
 // assignment: written under its lease, read again when units were acquired.
-func (co *coordinator) shareRecord(ctx context.Context, w *daemonWorld, a coord.Assignment) error {
-	if co.ident == "" || co.identFor != w.pc {
-		id, err := placementIdentity(ctx, co.c, w.pc, co.log)
+func (co *coordinator) shareRecord(ctx context.Context, eng *engine.Engine, pc *placement.Client, a coord.Assignment) error {
+	if co.ident == "" || co.identFor != pc {
+		id, err := placementIdentity(ctx, co.c, pc, co.log)
 		if err != nil {
 			return fmt.Errorf("placement identity: %w", err)
 		}
 		if co.ident != id {
 			co.log.Info("ownership record shared through etcd", "placement", id, "key", coord.RecordPrefix(co.cfg.Coord.Prefix, id))
 		}
-		co.ident, co.identFor = id, w.pc
+		co.ident, co.identFor = id, pc
 		co.reload = true // another Placement, or the first cycle: read it all
 	}
-	w.eng.ShareRecord(co.c.Records(a, co.ident), co.reload || len(a.Acquired) > 0)
+	eng.ShareRecord(co.c.Records(a, co.ident), co.reload || len(a.Acquired) > 0)
 	co.reload = false
 	return nil
 }
