@@ -219,3 +219,86 @@ func (r *recordRig) waitHolds(a string, within time.Duration, peers ...string) (
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// allGPU is the world of n nodes, all with CUSTOM_GPU or all without.
+func (r *recordRig) allGPU(gpu bool) {
+	nodes := make([]hostabi.Node, r.n)
+	for i := range nodes {
+		nodes[i] = hostabi.Node{UUID: r.u(i), ResourceClass: "gold", PowerState: "power off", ProvisionState: "available"}
+		if gpu {
+			nodes[i].Traits = []string{"CUSTOM_GPU"}
+		}
+	}
+	r.world.set(nodes)
+}
+
+// stopped ends cmd with SIGTERM and waits for it.
+func stopped(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+}
+
+// respell names the same Placement another way: by host name instead of
+// IP, with a trailing slash.
+func respell(t *testing.T, url string) string {
+	other := strings.Replace(url, "127.0.0.1", "localhost", 1) + "/"
+	if other == url+"/" {
+		t.Fatalf("cannot respell %s", url)
+	}
+	return other
+}
+
+// The same fleet through another spelling of the endpoint keeps its
+// record: with [coord] etcd (any spelling: the record follows the
+// Placement's identity trait) and with the state file alone (spellings a
+// parse can see through). Each time a trait dropped afterwards is removed.
+func TestSecondSpellingKeepsTheRecord(t *testing.T) {
+	for _, withCoord := range []bool{true, false} {
+		t.Run(map[bool]string{true: "etcd", false: "file"}[withCoord], func(t *testing.T) { secondSpelling(t, withCoord) })
+	}
+}
+
+func secondSpelling(t *testing.T, withCoord bool) {
+	r := newRecordRig(t, 6)
+	id := fmt.Sprintf("rec%x-spell-%t", os.Getpid(), withCoord)
+	first, second := r.placement, respell(t, r.placement)
+	if !withCoord {
+		second = strings.ToUpper(r.placement[:4]) + r.placement[4:] + "/"
+	}
+	r.allGPU(true)
+	cfg := r.config(id, first, withCoord)
+	if _, why := r.cycleUntilConverged(cfg, withCoord, id); why != "" {
+		t.Fatalf("first spelling: %s", why)
+	}
+	// With etcd, a new config dir: a new state file, so only etcd holds
+	// the record. Without, the same file, found under another spelling.
+	cfg2 := r.config(id, second, withCoord)
+	if !withCoord {
+		cfg2 = cfg
+		text, _ := os.ReadFile(cfg)
+		moved := strings.Replace(string(text), fmt.Sprintf("endpoint = %q", first), fmt.Sprintf("endpoint = %q", second), 1)
+		if err := os.WriteFile(cfg, []byte(moved), 0o644); err != nil || moved == string(text) {
+			t.Fatalf("config not respelt: %v", err)
+		}
+	}
+	r.allGPU(false)
+	if stray, _ := r.cycleUntilConverged(cfg2, withCoord, id); stray != 0 {
+		t.Fatalf("coord %t: %d stray CUSTOM_GPU after moving to %s", withCoord, stray, second)
+	}
+	t.Logf("coord %t: %s then %s: CUSTOM_GPU removed from all %d providers", withCoord, first, second, r.n)
+}
+
+// cycleUntilConverged runs the engine of cfg (a daemon with etcd, else
+// once) until Placement matches the world, and returns the stray traits
+// left and the first difference if it never does.
+func (r *recordRig) cycleUntilConverged(cfg string, daemon bool, id string) (int, string) {
+	if !daemon {
+		for range 2 {
+			once(r.t, cfg)
+		}
+		return r.mismatch(id)
+	}
+	cmd := r.run(cfg)
+	defer stopped(cmd)
+	return r.converge(20*time.Second, id)
+}
