@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http/httptest"
@@ -18,6 +20,7 @@ import (
 	"github.com/rpengine/rpengine/internal/coord/etcdtest"
 	"github.com/rpengine/rpengine/internal/placementtest"
 	"github.com/rpengine/rpengine/internal/plugintest"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // recordRig is a fleet whose world the test changes (a world service the
@@ -301,4 +304,104 @@ func (r *recordRig) cycleUntilConverged(cfg string, daemon bool, id string) (int
 	cmd := r.run(cfg)
 	defer stopped(cmd)
 	return r.converge(20*time.Second, id)
+}
+
+// addTrait adds one trait to a provider, as an operator might.
+func addTrait(t *testing.T, base, uuid, trait string) {
+	t.Helper()
+	var cur struct {
+		Traits     []string `json:"traits"`
+		Generation int64    `json:"resource_provider_generation"`
+	}
+	if code, b := placementDo(t, base, "PUT", "/traits/"+trait, nil); code != 201 && code != 204 {
+		t.Fatalf("PUT trait %s: %d %s", trait, code, b)
+	}
+	placementGet(t, base, "/resource_providers/"+uuid+"/traits", &cur)
+	body := map[string]any{"traits": append(cur.Traits, trait), "resource_provider_generation": cur.Generation}
+	if code, b := placementDo(t, base, "PUT", "/resource_providers/"+uuid+"/traits", body); code != 200 {
+		t.Fatalf("PUT traits of %s: %d %s", uuid, code, b)
+	}
+}
+
+// reown runs `engine reown --json` with args and decodes its answer.
+func (r *recordRig) reown(cfg string, args ...string) (strays, selected []string, removed int) {
+	r.t.Helper()
+	res := runEngine(r.t, append([]string{"reown", "--config", cfg, "--json"}, args...)...)
+	var out struct {
+		Strays, Selected []engine.Stray
+		Removed          int
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &out); err != nil || res.code != 0 {
+		r.t.Fatalf("engine reown %v: exit %d: %v\n%s%s", args, res.code, err, res.stdout, res.stderr)
+	}
+	for _, s := range out.Strays {
+		strays = append(strays, fmt.Sprintf("%s %s", s.Node, s.Value))
+	}
+	for _, s := range out.Selected {
+		selected = append(selected, fmt.Sprintf("%s %s", s.Node, s.Value))
+	}
+	return strays, selected, out.Removed
+}
+
+// A fleet whose record was deleted (the etcd keys and the state file):
+// the engine keeps the CUSTOM_GPU the source dropped; engine reown lists
+// exactly those and an operator's own trait (nothing explains it), and
+// removes only what it is told.
+func TestReownAfterTheRecordWasDeleted(t *testing.T) {
+	r := newRecordRig(t, 6)
+	id := fmt.Sprintf("rec%x-reown", os.Getpid())
+	cfg := r.config(id, r.placement, true)
+	r.allGPU(true)
+	if _, why := r.cycleUntilConverged(cfg, true, id); why != "" {
+		t.Fatalf("first run: %s", why)
+	}
+	addTrait(t, r.placement, r.u(1), "CUSTOM_OPERATOR")
+	r.deleteRecord(cfg)
+	r.allGPU(false)
+	if stray, _ := r.cycleUntilConverged(cfg, true, id); stray != r.n {
+		t.Fatalf("%d stray CUSTOM_GPU without a record, want %d: the test tests nothing", stray, r.n)
+	}
+
+	var want []string
+	for i := range r.n {
+		want = append(want, r.u(i)+" CUSTOM_GPU")
+		if i == 1 {
+			want = append(want, r.u(i)+" CUSTOM_OPERATOR")
+		}
+	}
+	strays, selected, removed := r.reown(cfg)
+	if fmt.Sprint(strays) != fmt.Sprint(want) || len(selected)+removed != 0 {
+		t.Fatalf("plan: strays %v (want %v), selected %v, removed %d", strays, want, selected, removed)
+	}
+	_, selected, removed = r.reown(cfg, "CUSTOM_GPU")
+	if len(selected) != r.n || removed != r.n {
+		t.Fatalf("reown CUSTOM_GPU: selected %v, removed %d", selected, removed)
+	}
+	for i := range r.n {
+		p, _ := readProvider(t, r.placement, r.u(i))
+		if slices.Contains(p.Traits, "CUSTOM_GPU") || (i == 1) != slices.Contains(p.Traits, "CUSTOM_OPERATOR") {
+			t.Fatalf("node %d after reown: %v", i, p.Traits)
+		}
+	}
+	if strays, _, _ := r.reown(cfg); fmt.Sprint(strays) != fmt.Sprint([]string{r.u(1) + " CUSTOM_OPERATOR"}) {
+		t.Fatalf("strays after reown: %v", strays)
+	}
+	t.Logf("reown listed %d strays (%d CUSTOM_GPU, 1 operator's), removed the %d named", len(want), r.n, r.n)
+}
+
+// deleteRecord deletes the fleet's record: its keys in etcd and the
+// engine's state file.
+func (r *recordRig) deleteRecord(cfg string) {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{r.etcd}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer cli.Close()
+	del, err := cli.Delete(context.Background(), fmt.Sprintf("/rec-%x/record/", os.Getpid()), clientv3.WithPrefix())
+	if err != nil || del.Deleted == 0 {
+		r.t.Fatalf("delete the record in etcd: %d keys, %v", del.Deleted, err)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(cfg), "state.json")); err != nil {
+		r.t.Fatal(err)
+	}
 }
