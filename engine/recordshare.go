@@ -57,16 +57,22 @@ func (e *Engine) ShareRecord(store RecordStore, reload bool) {
 
 // recordIntent makes the record hold all this cycle may add or create
 // (record.go) before its first write: on disk, and in the store if any.
-func (e *Engine) recordIntent(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
-	if err := e.loadShared(ctx, desired, listed); err != nil {
-		return fmt.Errorf("read the shared record: %w", err)
+// A plan works on a copy of the state and leaves the store alone.
+func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
+	if c.plan == nil {
+		if err := c.e.loadShared(ctx, c.state, desired, listed); err != nil {
+			return fmt.Errorf("read the shared record: %w", err)
+		}
 	}
-	if e.state.intend(desired, listed) {
-		if err := e.state.Save(); err != nil {
+	if c.state.intend(desired, listed) {
+		if err := c.state.Save(); err != nil {
 			return err
 		}
 	}
-	if err := e.flushShared(ctx); err != nil {
+	if c.plan != nil {
+		return nil
+	}
+	if err := c.e.flushShared(ctx, c.state); err != nil {
 		return fmt.Errorf("shared record: %w", err)
 	}
 	return nil
@@ -75,17 +81,22 @@ func (e *Engine) recordIntent(ctx context.Context, desired []Desired, listed map
 // recordAfter stores what the cycle's writes changed in the record (what
 // is no longer managed, providers deleted, proofs): nothing depends on it
 // yet, so a failure is only reported, and retried next cycle.
-func (e *Engine) recordAfter(ctx context.Context, r *Report) {
-	if err := e.flushShared(ctx); err != nil {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("shared record not updated after the writes (retried next cycle): %v", err))
+func (c *cycle) recordAfter(ctx context.Context) {
+	if c.plan != nil {
+		return
+	}
+	if err := c.e.flushShared(ctx, c.state); err != nil {
+		c.mu.Lock()
+		c.r.Warnings = append(c.r.Warnings, fmt.Sprintf("shared record not updated after the writes (retried next cycle): %v", err))
+		c.mu.Unlock()
 	}
 }
 
-// loadShared merges the store's entries into the record, when due: those
-// of providers this cycle may write (desired or listed as ours) and those
-// this engine wrote. Another engine's proofs of deletion are not taken:
-// its cycles are not counted with this one's.
-func (e *Engine) loadShared(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
+// loadShared merges the store's entries into the record in state, when
+// due: those of providers this cycle may write (desired or listed as
+// ours) and those this engine wrote. Another engine's proofs of deletion
+// are not taken: its cycles are not counted with this one's.
+func (e *Engine) loadShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation) error {
 	if e.rec.store == nil || !e.rec.reload {
 		return nil
 	}
@@ -112,22 +123,22 @@ func (e *Engine) loadShared(ctx context.Context, desired []Desired, listed map[s
 	if bad > 0 {
 		e.log.Warn("shared record entries unreadable, ignored (engine reown finds what they explained)", "count", bad, "first", first)
 	}
-	e.state.mergeShared(in, e.pol.OwnerTrait, mine)
+	state.mergeShared(in, e.pol.OwnerTrait, mine)
 	e.rec.reload = false
 	return nil
 }
 
-// flushShared stores the entries changed since the last store.
-func (e *Engine) flushShared(ctx context.Context) error {
+// flushShared stores the entries of state changed since the last store.
+func (e *Engine) flushShared(ctx context.Context, state *State) error {
 	if e.rec.store == nil {
 		return nil
 	}
-	put, del, uuids := e.state.takeShared(e.pol.OwnerTrait)
+	put, del, uuids := state.takeShared(e.pol.OwnerTrait)
 	if len(uuids) == 0 {
 		return nil
 	}
 	if err := e.rec.store.Store(ctx, put, del); err != nil {
-		e.state.reshare(uuids)
+		state.reshare(uuids)
 		return err
 	}
 	return nil

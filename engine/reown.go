@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/rpengine/rpengine/engine/placement"
 )
 
 // Recovery after a lost ownership record (engine reown).
@@ -42,12 +39,12 @@ func (e *Engine) Strays(ctx context.Context) ([]Stray, error) {
 		return nil, fmt.Errorf("list instances: %w", err)
 	}
 	desired, _ := DesiredState(nodes, instances, e.pol)
-	listed, err := e.listOwned(ctx)
+	listed, err := e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds).listOwned(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list providers: %w", err)
 	}
 	e.rec.reload = e.rec.store != nil
-	if err := e.loadShared(ctx, desired, listed); err != nil {
+	if err := e.loadShared(ctx, e.state, desired, listed); err != nil {
 		return nil, fmt.Errorf("read the shared record: %w", err)
 	}
 	var out []Stray
@@ -107,7 +104,7 @@ func (e *Engine) Reown(ctx context.Context, remove []Stray) (int, error) {
 	if err := e.state.Save(); err != nil {
 		return 0, fmt.Errorf("record before removing: %w", err)
 	}
-	if err := e.flushShared(ctx); err != nil {
+	if err := e.flushShared(ctx, e.state); err != nil {
 		return 0, fmt.Errorf("record before removing: %w", err)
 	}
 	removed := 0
@@ -126,19 +123,12 @@ func (e *Engine) removeStrays(ctx context.Context, node string, ss []Stray) erro
 	drop := func(have []string, kind string) []string {
 		return slices.DeleteFunc(slices.Clone(have), func(v string) bool { return slices.Contains(values(ss, kind), v) })
 	}
-	for attempt := 1; ; attempt++ {
-		err := e.removeOnce(ctx, node, drop)
-		if !errors.Is(err, placement.ErrConcurrentUpdate) || attempt >= e.opts.MaxAttempts {
-			e.state.invalidate(node) // written: read again next cycle
-			if err != nil {
-				return fmt.Errorf("provider %s: remove strays: %w", node, err)
-			}
-			return nil
-		}
-		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
-			return err
-		}
+	err := e.retryOnConflict(ctx, func() error { return onConflict(e.removeOnce(ctx, node, drop)) })
+	e.state.invalidate(node) // written: read again next cycle
+	if err != nil {
+		return fmt.Errorf("provider %s: remove strays: %w", node, err)
 	}
+	return nil
 }
 
 // removeOnce writes the traits, then the aggregates, without what drop
@@ -149,7 +139,7 @@ func (e *Engine) removeOnce(ctx context.Context, node string, drop func([]string
 		return err
 	}
 	if keep := drop(traits, "trait"); len(keep) < len(traits) {
-		if _, err = e.pc.SetTraits(ctx, node, gen, keep); err != nil {
+		if _, err = (placementWriter{e.pc}).setTraits(ctx, node, gen, keep); err != nil {
 			return err
 		}
 	}
@@ -158,7 +148,7 @@ func (e *Engine) removeOnce(ctx context.Context, node string, drop func([]string
 		return err
 	}
 	if keep := drop(aggs, "aggregate"); len(keep) < len(aggs) {
-		_, err = e.pc.SetAggregates(ctx, node, gen, keep)
+		_, err = (placementWriter{e.pc}).setAggregates(ctx, node, gen, keep)
 	}
 	return err
 }

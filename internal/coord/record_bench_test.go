@@ -55,7 +55,7 @@ func benchSharedRecord(b *testing.B, n int) {
 			change()
 		}
 		req0, bytes0 := rec.Stats()
-		if rep := eng.Cycle(context.Background(), false); len(rep.Errors) > 0 {
+		if rep := eng.Cycle(context.Background()); len(rep.Errors) > 0 {
 			b.Fatalf("%s: %v", name, rep.Errors[:1])
 		}
 		req, bytes := rec.Stats()

@@ -129,7 +129,7 @@ func TestEtcdOutageWhileARecordWriteIsDueWritesNothing(t *testing.T) {
 	r := newRecordEngine(t, src)
 	a := r.held()
 	ctx, cancel := r.c.Fence(context.Background(), a)
-	if rep := r.eng.Cycle(ctx, false); len(rep.Errors) > 0 || rep.Created != 5 {
+	if rep := r.eng.Cycle(ctx); len(rep.Errors) > 0 || rep.Created != 5 {
 		t.Fatalf("first cycle: %+v", rep)
 	}
 	cancel()
@@ -140,7 +140,7 @@ func TestEtcdOutageWhileARecordWriteIsDueWritesNothing(t *testing.T) {
 	ctx, cancel = r.c.Fence(context.Background(), a)
 	defer cancel()
 	r.proxy.Sever()
-	rep := r.eng.Cycle(ctx, false)
+	rep := r.eng.Cycle(ctx)
 	if !cycleErrors(rep, engine.ErrState) || !strings.Contains(fmt.Sprint(rep.Errors), "shared record") || rep.Updated != 0 {
 		t.Fatalf("cycle during the outage: updated %d, errors %v", rep.Updated, rep.Errors)
 	}
@@ -157,7 +157,7 @@ func TestEtcdOutageWhileARecordWriteIsDueWritesNothing(t *testing.T) {
 		}
 		r.eng.ShareRecord(r.c.Records(ca, "test-placement"), false)
 		cctx, ccancel := r.c.Fence(context.Background(), ca)
-		healed = r.eng.Cycle(cctx, false)
+		healed = r.eng.Cycle(cctx)
 		ccancel()
 		if len(healed.Errors) == 0 {
 			break
@@ -175,7 +175,7 @@ func TestStaleHolderWritesNothingToPlacement(t *testing.T) {
 	src := fleetOf(fmt.Sprintf("%08x", os.Getpid()&0xffffff|0x2000000), 3)
 	r := newRecordEngine(t, src)
 	a := r.held()
-	if rep := r.eng.Cycle(context.Background(), false); len(rep.Errors) > 0 {
+	if rep := r.eng.Cycle(context.Background()); len(rep.Errors) > 0 {
 		t.Fatalf("first cycle: %+v", rep)
 	}
 	before := r.traits()
@@ -183,7 +183,7 @@ func TestStaleHolderWritesNothingToPlacement(t *testing.T) {
 	r.revoke()
 	// The cycle runs without the fence's context, as a paused process
 	// would resume a cycle whose context had not seen the expiry yet.
-	rep := r.eng.Cycle(context.Background(), false)
+	rep := r.eng.Cycle(context.Background())
 	if !cycleErrors(rep, engine.ErrState) || !strings.Contains(fmt.Sprint(rep.Errors), "refused") {
 		t.Fatalf("stale holder's cycle: %v", rep.Errors)
 	}
