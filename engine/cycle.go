@@ -99,6 +99,7 @@ func (c *cycle) sweep(ctx context.Context) {
 	if why, _ := c.halted(); why == "" {
 		c.reapVanished(ctx, nodes, desired, listed)
 	}
+	c.recordAfter(ctx)
 }
 
 // countRound numbers the cycle for the deletion proofs (proof.go).
@@ -172,11 +173,9 @@ func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placemen
 		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return nil, false
 	}
-	if c.state.intend(desired, listed) {
-		if err := c.state.Save(); err != nil {
-			c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
-			return nil, false
-		}
+	if err := c.recordIntent(ctx, desired, listed); err != nil {
+		c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
+		return nil, false
 	}
 	return listed, true
 }

@@ -90,8 +90,8 @@ func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) 
 		}
 		return unchanged, c.classify(ctx, p, o, err)
 	}
-	now := known{Observed: after, Retained: p.retained, Managed: Managed{Traits: p.d.Traits, Aggregates: p.d.Aggregates},
-		Plugin: c.e.opts.Plugin}
+	now := known{Observed: after, Record: Record{Retained: p.retained, Managed: Managed{Traits: p.d.Traits, Aggregates: p.d.Aggregates},
+		Plugin: c.e.opts.Plugin}}
 	if fresh || len(ws) > 0 || !sameKnown(p.prev, now) {
 		c.state.put(p.d.UUID, now) // an idle provider leaves the cache clean: no save
 	}
