@@ -90,7 +90,9 @@ func TestFailSafeOverLongValuesQuarantineTheirNodeAlone(t *testing.T) {
 		if _, ok := readProvider(t, url, n); ok {
 			t.Errorf("over-long node %s has a provider", n)
 		}
-		if !slices.ContainsFunc(r.Errors, func(e engine.Error) bool { return e.Node == n && strings.Contains(e.Message, "255 (plugin.max_field_length)") }) {
+		if !slices.ContainsFunc(r.Errors, func(e engine.Error) bool {
+			return e.Node == n && strings.Contains(e.Message, "255 (plugin.max_field_length)")
+		}) {
 			t.Errorf("no error names node %s: %v", n, r.ErrorMessages())
 		}
 	}
