@@ -6,7 +6,7 @@
 //
 // # The pieces
 //
-//   - World (world.go, events.go, scheduler.go): the harness's model of
+//   - Cloud (world.go, events.go, scheduler.go): the harness's model of
 //     the cloud, Ironic's nodes and nova's instances, evolved by a seeded
 //     RNG between cycles: instances land (the scheduler allocates in
 //     Placement, bumping the provider's generation) and are deleted (nova

@@ -35,7 +35,7 @@ func newTestEngine(t *testing.T, fake *placementfake.Server, src engine.Source, 
 }
 
 func testNodes(n int) []hostabi.Node {
-	w := newWorld(1, n)
+	w := newCloud(1, n)
 	out := make([]hostabi.Node, 0, n)
 	for _, x := range w.nodes {
 		x.Shard = "a"

@@ -95,7 +95,7 @@ func (rep *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| deletes on proofs straddling an unseen re-enrollment | %d |\n\n", len(rep.UnseenReenrollDeletes))
 	table(w, "Faults injected, by kind", "fault", rep.Faults, rep.Fired)
 	table(w, "Engine restarts that struck", "restart", rep.Restarts, nil)
-	table(w, "World events", "event", rep.Events, nil)
+	table(w, "Cloud events", "event", rep.Events, nil)
 	table(w, "Invariant checks", "invariant", rep.Checks, nil)
 	if n := len(rep.UnseenReenrollDeletes); n > 0 {
 		fmt.Fprintf(w, "## Deletes on proofs straddling an unseen re-enrollment (first %d of %d)\n\n", min(n, 10), n)

@@ -120,7 +120,7 @@ type Runner struct {
 	// mu guards everything below that the source, the gate's hooks and
 	// the loop share while a cycle runs.
 	mu    sync.Mutex
-	w     *World
+	w     *Cloud
 	cycle int
 	plan  *cyclePlan
 	rep   *Report
@@ -166,7 +166,7 @@ func New(cfg Config) (*Runner, error) {
 	r := &Runner{
 		cfg: cfg, pol: newPolicy(),
 		fake:          placementfake.New(placementfake.WithSeed(int64(cfg.Seed))),
-		w:             newWorld(cfg.Seed, cfg.Nodes),
+		w:             newCloud(cfg.Seed, cfg.Nodes),
 		rep:           newReport(cfg),
 		foreignTraits: map[string]map[string]bool{}, foreignAggs: map[string]map[string]bool{},
 		tolerated: map[string]map[string]bool{}, leaks: map[string]winstance{}, recordLost: map[string]bool{},

@@ -10,32 +10,32 @@ import (
 	"github.com/rpengine/rpengine/internal/ops/daemon"
 )
 
-// coordWorld runs each cycle of a daemon world under the coordinator:
+// coordSetup runs each cycle of a daemon setup under the coordinator:
 // BeforeCycle first, then the cycle under the fenced context.
-type coordWorld struct {
-	*daemonWorld
+type coordSetup struct {
+	*daemonSetup
 	co *coordinator
 }
 
 // wrap puts w's cycles under co; without [coord] (co nil) w is returned.
-func (co *coordinator) wrap(w daemon.World) daemon.World {
-	if dw, ok := w.(*daemonWorld); ok && co != nil {
-		return &coordWorld{dw, co}
+func (co *coordinator) wrap(w daemon.Setup) daemon.Setup {
+	if dw, ok := w.(*daemonSetup); ok && co != nil {
+		return &coordSetup{dw, co}
 	}
 	return w
 }
 
-// unwrap undoes wrap, for loadWorld, which reuses the previous world's
+// unwrap undoes wrap, for loadSetup, which reuses the previous setup's
 // provider cache.
-func unwrap(w daemon.World) daemon.World {
-	if cw, ok := w.(*coordWorld); ok {
-		return cw.daemonWorld
+func unwrap(w daemon.Setup) daemon.Setup {
+	if cw, ok := w.(*coordSetup); ok {
+		return cw.daemonSetup
 	}
 	return w
 }
 
-func (w *coordWorld) Cycle(ctx context.Context) engine.Report {
-	if err := w.co.sameMembership(w.daemonWorld); err != nil {
+func (w *coordSetup) Cycle(ctx context.Context) engine.Report {
+	if err := w.co.sameMembership(w.daemonSetup); err != nil {
 		return coordFailed(err)
 	}
 	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng)
@@ -46,7 +46,7 @@ func (w *coordWorld) Cycle(ctx context.Context) engine.Report {
 		return coordFailed(err)
 	}
 	defer cancel()
-	return w.daemonWorld.Cycle(cctx)
+	return w.daemonSetup.Cycle(cctx)
 }
 
 // coordFailed is the report of a cycle the coordination stopped.
@@ -59,7 +59,7 @@ func coordFailed(err error) engine.Report {
 // registered as: its id (its owner marker), its static scope, or [coord].
 // Claims were made for the config at start; acting on another would write
 // nodes nobody checked this engine may hold.
-func (co *coordinator) sameMembership(w *daemonWorld) error {
+func (co *coordinator) sameMembership(w *daemonSetup) error {
 	a, b := co.cfg, w.cfg
 	if a.Engine.ID != b.Engine.ID || !reflect.DeepEqual(a.Scope, b.Scope) || !reflect.DeepEqual(a.Coord, b.Coord) {
 		return fmt.Errorf("coord: the reloaded config changes engine.id, [scope] or [coord]; " +

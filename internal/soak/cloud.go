@@ -49,9 +49,9 @@ type winstance struct {
 	class string
 }
 
-// World is the harness's model of the cloud: Ironic's nodes, nova's
+// Cloud is the harness's model of the cloud: Ironic's nodes, nova's
 // instances. It is evolved only by the seeded RNG.
-type World struct {
+type Cloud struct {
 	rng       *rand.Rand
 	nodes     []*wnode // stable order: events pick by index
 	byUUID    map[string]*wnode
@@ -59,8 +59,8 @@ type World struct {
 	nextID    int
 }
 
-func newWorld(seed uint64, n int) *World {
-	w := &World{
+func newCloud(seed uint64, n int) *Cloud {
+	w := &Cloud{
 		rng:       rand.New(rand.NewPCG(seed, 0x736f616b)),
 		byUUID:    map[string]*wnode{},
 		instances: map[string]*winstance{},
@@ -72,7 +72,7 @@ func newWorld(seed uint64, n int) *World {
 }
 
 // enroll adds a brand-new node.
-func (w *World) enroll(state string) *wnode {
+func (w *Cloud) enroll(state string) *wnode {
 	w.nextID++
 	shard := shardsIn[w.rng.IntN(len(shardsIn))]
 	if w.rng.IntN(10) == 0 {
@@ -98,7 +98,7 @@ func (w *World) enroll(state string) *wnode {
 	return n
 }
 
-func (w *World) setTraits(n *wnode, ts []string) {
+func (w *Cloud) setTraits(n *wnode, ts []string) {
 	slices.Sort(ts)
 	n.Traits = slices.Compact(ts)
 	for _, t := range n.Traits {
@@ -107,9 +107,9 @@ func (w *World) setTraits(n *wnode, ts []string) {
 }
 
 // pick returns a random node satisfying ok, or nil after a few misses.
-func (w *World) pick(ok func(*wnode) bool) *wnode { return w.pickWith(w.rng, ok) }
+func (w *Cloud) pick(ok func(*wnode) bool) *wnode { return w.pickWith(w.rng, ok) }
 
-func (w *World) pickWith(rng *rand.Rand, ok func(*wnode) bool) *wnode {
+func (w *Cloud) pickWith(rng *rand.Rand, ok func(*wnode) bool) *wnode {
 	for range 20 {
 		if n := w.nodes[rng.IntN(len(w.nodes))]; ok(n) {
 			return n
@@ -120,7 +120,7 @@ func (w *World) pickWith(rng *rand.Rand, ok func(*wnode) bool) *wnode {
 
 // listing is what an honest source reports: every enrolled node, with
 // hostile garbling applied. Records are copies: the engine may keep them.
-func (w *World) listing() []hostabi.Node {
+func (w *Cloud) listing() []hostabi.Node {
 	out := make([]hostabi.Node, 0, len(w.nodes))
 	for _, n := range w.nodes {
 		if !n.enrolled {
@@ -131,7 +131,7 @@ func (w *World) listing() []hostabi.Node {
 	return out
 }
 
-func (w *World) instanceList() []hostabi.Instance {
+func (w *Cloud) instanceList() []hostabi.Instance {
 	out := make([]hostabi.Instance, 0, len(w.instances))
 	for _, u := range slices.Sorted(maps.Keys(w.instances)) {
 		in := w.instances[u]
@@ -141,7 +141,7 @@ func (w *World) instanceList() []hostabi.Instance {
 }
 
 // confirm answers ConfirmDeleted truthfully: gone means not enrolled.
-func (w *World) confirm(uuids []string) (deleted, present []string) {
+func (w *Cloud) confirm(uuids []string) (deleted, present []string) {
 	for _, u := range uuids {
 		if n := w.byUUID[strings.ToLower(u)]; n != nil && n.enrolled {
 			present = append(present, u)
