@@ -8,7 +8,7 @@ import (
 	"github.com/rpengine/rpengine/internal/ironictest"
 )
 
-// Issue 13 item 3: Keystone revokes the engine's token while its password
+// Keystone revokes the engine's token while its password
 // stays valid. The plugin lists nodes before the engine talks to
 // Placement, so only the gate sees the 401: it must log in again and
 // retry, and the cycle must not fail (it failed 13 times in a row when

@@ -26,7 +26,7 @@ type options struct {
 
 func parseFlags() options {
 	var o options
-	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "report file")
+	flag.StringVar(&o.out, "out", "reports/BENCHMARKS.md", "report file")
 	flag.StringVar(&o.sizes, "sizes", "1000,10000,100000", "fleet sizes on the fake Placement")
 	flag.IntVar(&o.real, "real", 1000, "fleet size on the real single-process Placement (0: skip)")
 	flag.IntVar(&o.realRounds, "real-rounds", 2, "cold-start ratio rounds on the real single-process Placement (0: skip)")

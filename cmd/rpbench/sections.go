@@ -125,7 +125,7 @@ func curveSection(ctx context.Context, o options) (bench.Section, error) {
 	fmt.Fprintf(&b, "first, each round with fresh uuids, on each Placement started fresh for the curve (%s).\n", strings.Join(labels, "; "))
 	fmt.Fprintf(&b, "Production-shaped: Debian's uWSGI, 4 single-threaded worker processes, on Debian's MariaDB 10.11 with its\n")
 	fmt.Fprintf(&b, "default durability (scripts/placement-prod). Rates move with the machine's load; the engine/bare ratio is\n")
-	fmt.Fprintf(&b, "paired within each round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -prod 0 -curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s -out BENCHMARKS.md`.\n\n",
+	fmt.Fprintf(&b, "paired within each round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -prod 0 -curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s -out reports/BENCHMARKS.md`.\n\n",
 		o.curveN, o.curveC, o.curveR, o.curveKinds)
 	fmt.Fprintf(&b, "![cold-start rate against engine.concurrency](%s)\n\n", svgName)
 	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met |\n|---|---|---|---|---|")

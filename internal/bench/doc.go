@@ -6,7 +6,7 @@
 // production-shaped Placement (uWSGI + MariaDB, scripts/placement-prod) and
 // on the sqlite one; and the POST /reshaper experiment (bench-only). Absolute
 // times on shared machines are noisy, so it reports medians and ratios
-// measured inside one run. cmd/rpbench runs it and writes BENCHMARKS.md.
+// measured inside one run. cmd/rpbench runs it and writes reports/BENCHMARKS.md.
 //
 // It is a measuring tool: it must never be imported by the engine.
 package bench

@@ -58,7 +58,7 @@ func ParseGoBench(r io.Reader) ([]GoMetric, error) {
 }
 
 // PluginCeilings turns the ratio metrics the plugin benchmarks report
-// (units "wasm/native" and "abi/native") into rows against issue 17's
+// (units "wasm/native" and "abi/native") into rows against the plugin-call
 // ceilings: the whole call in Wasm ≤ 1.5× native, the ABI's own cost
 // ≤ 1.2×.
 func PluginCeilings(ms []GoMetric) []Row {

@@ -122,7 +122,7 @@ seed = %d
 }
 
 // processGoals are the ceilings on peak RSS (MB) and restart time (ms)
-// at n nodes (the first round's and issue 17's); 0 means none.
+// at n nodes (the first round's and the 100,000-node ones); 0 means none.
 func processGoals(n int) (rssMB, restartMS float64) {
 	switch {
 	case n >= 100000:

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ReshaperCreate is the experiment of issue 17: create providers as the
+// ReshaperCreate is an experiment: create providers as the
 // bare client does (POST, PUT traits), but write the inventories of each
 // batch of new providers in one POST /reshaper (microversion 1.30, empty
 // allocations): 2 + 1/batch requests per provider instead of 3. Batches

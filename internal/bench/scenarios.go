@@ -118,7 +118,7 @@ func ColdRatio(ctx context.Context, url, label string, n, rounds int, salt uint3
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// cpuGoal is issue 17's ceiling on engine CPU per idle cycle: 100 ms at
+// cpuGoal is the ceiling on engine CPU per idle cycle: 100 ms at
 // 10k nodes, 400 ms at 100k; other sizes have none.
 func cpuGoal(n int, medMS float64) (goal, met string) {
 	switch n {

@@ -19,7 +19,7 @@ type Variant struct {
 type Ratio struct{ Name, Num, Den string }
 
 // PluginRatios are the ratios a plugin's listing benchmark reports for
-// variants named native, native+abi and wasm: the ceilings of issue 17
+// variants named native, native+abi and wasm: the plugin-call ceilings
 // (make bench turns wasm/native and abi/native into its rows).
 var PluginRatios = []Ratio{
 	{Name: "wasm/native", Num: "wasm", Den: "native"},

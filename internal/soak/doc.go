@@ -1,4 +1,4 @@
-// Package soak is the soak-and-chaos harness (issue 9): it drives the
+// Package soak is the soak-and-chaos harness: it drives the
 // engine through long randomized histories against the fake Placement,
 // with faults injected, and checks every invariant README.md promises
 // after every cycle. `make soak` runs it at scale (cmd/soak); TestSoak runs

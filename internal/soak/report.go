@@ -74,7 +74,7 @@ func newReport(cfg Config) *Report {
 // finish fills in the counts kept elsewhere while running.
 func (r *Runner) finish() { r.rep.StaleTraits = len(r.stale) }
 
-// Markdown writes the report as SOAK.md.
+// Markdown writes the report as reports/SOAK.md.
 func (rep *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "# Soak report\n\n")
 	fmt.Fprintf(w, "`go run ./cmd/soak -seed %d -cycles %d -nodes %d -mode %s` reproduces the history of world events and faults"+

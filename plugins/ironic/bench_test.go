@@ -52,7 +52,7 @@ func fleet(b *testing.B) string {
 //     process, HTTP via the host's gate, pages decoded by the host's
 //     projection, the answer encoded by the SDK and decoded by the host).
 //
-// It reports the ratios of issue 17's goals: wasm/native and abi/native.
+// It reports the ratios of the plugin-call ceilings: wasm/native and abi/native.
 func BenchmarkListNodes10k(b *testing.B) {
 	url := fleet(b)
 	ctx := context.Background()

@@ -1,6 +1,6 @@
 package main
 
-// Figures for issue 15. Rerun (vcsim built by scripts/vcsim/install.sh):
+// Figures of the VMware plugin. Rerun (vcsim built by scripts/vcsim/install.sh):
 //
 //	go test -run '^$' -bench . -benchtime 5x -count 3 ./plugins/vmware/
 //
