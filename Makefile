@@ -117,7 +117,7 @@ fuzz: plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) scripts/fuzz.sh $(FUZZTIME)
 
 # bench writes reports/BENCHMARKS.md in one run: nova 26.2.2 measured side by
-# side (internal/bench TestNovaSideBySide), the POST /reshaper experiment,
+# side (internal/testing/bench TestNovaSideBySide), the POST /reshaper experiment,
 # the go test benchmarks of the plugin host and plugins (scripts/bench-go.sh,
 # whose ratios become the plugin ceiling rows), then cmd/rpbench: the engine
 # at 1k/10k/100k nodes, the real Placement, the production-shaped one
@@ -144,9 +144,9 @@ bench: build plugins bench-deps
 	@date +%s > build/bench-started
 	RPBENCH_NOVA=1 $(BENCH_NOVA) RPBENCH_NOVA_OUT=$(CURDIR)/build/bench-nova.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/bench/
+		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/testing/bench/
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
-		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/bench/
+		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/testing/bench/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out reports/BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
 		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -gobench build/bench-go.md $(BENCH_RPBENCH) \

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
-	"github.com/rpengine/rpengine/internal/placementfake"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/keystonetest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // keystoneTOML is an [auth] table for the fake Keystone; Placement and

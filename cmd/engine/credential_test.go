@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
 )
 
 // Keystone revokes the engine's token while its password

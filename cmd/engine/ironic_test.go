@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
 )
 
 // The Ironic plugin behind Keystone: the catalog names the baremetal

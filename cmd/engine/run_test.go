@@ -19,8 +19,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/config"
-	"github.com/rpengine/rpengine/internal/placementfake"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // daemonConfig is a config for `engine run` against the fake Placement.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/keystonetest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // readmeServiceExample is the catalog grant the configuration manual's

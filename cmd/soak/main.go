@@ -1,7 +1,7 @@
 // Command soak runs the engine through a long randomized history of world
 // events and faults against the fake Placement, checks every invariant
 // after every cycle, and writes a short report (reports/SOAK.md). It exits 1 on
-// any violation. See internal/soak for what is checked.
+// any violation. See internal/testing/soak for what is checked.
 package main
 
 import (
@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/soak"
+	"github.com/rpengine/rpengine/internal/testing/soak"
 )
 
 func main() {
