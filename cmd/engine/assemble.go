@@ -105,6 +105,9 @@ func assemble(ctx context.Context, cfg *config.Config, log *slog.Logger, d *daem
 	if err == nil {
 		a.pc, err = c.connect(ctx, cfg, hooks)
 	}
+	if err == nil && d != nil {
+		d.ops.WatchPlacement(a.pc)
+	}
 	l := <-plug
 	if err == nil {
 		err = l.err

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,7 +69,7 @@ func (m *Metrics) PluginHTTP(services map[string]string, next http.RoundTripper)
 		}
 		return strings.Compare(a, b)
 	})
-	return timedTransport{next: next, h: m.plugin.pluginHTTP, services: services, names: names}
+	return timedTransport{next: next, h: m.plugin.pluginHTTP, services: services, names: names, deps: &m.deps}
 }
 
 type timedTransport struct {
@@ -76,6 +77,7 @@ type timedTransport struct {
 	h        *prometheus.HistogramVec
 	services map[string]string
 	names    []string
+	deps     *deps
 }
 
 func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -85,7 +87,17 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		status = resp.StatusCode
 	}
-	t.h.WithLabelValues(t.service(req.URL.String()), httpOutcome(status)).Observe(time.Since(start).Seconds())
+	service := t.service(req.URL.String())
+	t.h.WithLabelValues(service, httpOutcome(status)).Observe(time.Since(start).Seconds())
+	switch {
+	case req.Context().Err() != nil: // given up: proves nothing
+	case err != nil:
+		t.deps.observe(service, err, time.Now())
+	case status >= 500:
+		t.deps.observe(service, fmt.Errorf("%s %s answered %s", req.Method, req.URL.Path, resp.Status), time.Now())
+	default:
+		t.deps.observe(service, nil, time.Now())
+	}
 	return resp, err
 }
 
