@@ -8,10 +8,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
 )
 
 // ServeFake runs the fake Placement for a parent bench process: it prints
@@ -58,22 +58,20 @@ func StartFake() (*Child, error) {
 	return &Child{URL: strings.TrimSpace(line), cmd: cmd, stop: func() { in.Close(); cmd.Wait() }}, nil
 }
 
-// StartReal starts Debian's Placement with the repository's script.
-func StartReal(root string, port int) (*Child, error) {
+// StartReal starts Debian's Placement on port as the tests do
+// (placementtest.Launch). root is unused: the launcher finds the
+// repository itself.
+func StartReal(_ string, port int) (*Child, error) {
 	dir, err := os.MkdirTemp("", "rpbench-placement")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(filepath.Join(root, "scripts/placement/start.sh"), dir, fmt.Sprint(port))
-	cmd.Stderr = os.Stderr
-	if out, err := cmd.Output(); err != nil {
-		return nil, fmt.Errorf("start real placement: %v: %s", err, out)
-	}
-	stop := func() {
-		exec.Command(filepath.Join(root, "scripts/placement/stop.sh"), dir).Run()
+	p, err := placementtest.Launch(dir, port)
+	if err != nil {
 		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start real placement: %w", err)
 	}
-	return &Child{URL: fmt.Sprintf("http://127.0.0.1:%d", port), stop: stop}, nil
+	return &Child{URL: p.URL, stop: func() { p.Stop(); os.RemoveAll(dir) }}, nil
 }
 
 // Stop ends the child.

@@ -31,16 +31,6 @@ const (
 	readyTimeout = 60 * time.Second
 )
 
-// config is placement.conf: no keystone, in-memory sqlite, schema built at
-// startup (so no "db sync" step).
-const config = `[api]
-auth_strategy = noauth2
-
-[placement_database]
-connection = sqlite://
-sync_on_startup = true
-`
-
 // StartReal starts a real Placement for this test alone and returns its
 // base URL; it is stopped when the test ends. Starting costs about 1.5-2.5 s,
 // so prefer Shared unless the test needs an empty server.
@@ -142,29 +132,43 @@ func requireInstalled(t testing.TB) {
 // serveScript finds scripts/placement/serve.py in the repository.
 func serveScript() (string, error) { return testenv.RepoFile("scripts/placement/serve.py") }
 
-// start launches serve.py in dir.
-func start(dir string) (*testenv.Service, error) {
-	if err := os.WriteFile(filepath.Join(dir, "placement.conf"), []byte(config), 0o600); err != nil {
+// start launches a Placement in dir on a free port.
+func start(dir string) (*testenv.Service, error) { return Launch(dir, 0) }
+
+// Launch starts a real Placement in dir, on port (0: a free one), and
+// returns once it answers; Stop ends it. It is the one way this
+// repository starts Placement from Go (tests and bench), with the same
+// scripts/placement/placement.conf and serve.py as start.sh.
+func Launch(dir string, port int) (*testenv.Service, error) {
+	conf, err := testenv.RepoFile("scripts/placement/placement.conf")
+	if err != nil {
 		return nil, err
 	}
-	var err error
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "placement.conf"), b, 0o600); err != nil {
+		return nil, err
+	}
 	for range 3 {
 		var p *testenv.Service
-		if p, err = launch(dir); !errors.Is(err, testenv.ErrExited) {
+		if p, err = launch(dir, port); port != 0 || !errors.Is(err, testenv.ErrExited) {
 			return p, err
 		}
 	}
 	return nil, err
 }
 
-func launch(dir string) (*testenv.Service, error) {
+func launch(dir string, port int) (*testenv.Service, error) {
 	script, err := serveScript()
 	if err != nil {
 		return nil, err
 	}
-	port, err := testenv.FreePort()
-	if err != nil {
-		return nil, err
+	if port == 0 {
+		if port, err = testenv.FreePort(); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(python, script, strconv.Itoa(port))
 	cmd.Env = testenv.PythonEnv("OS_PLACEMENT_CONFIG_DIR=" + dir)
