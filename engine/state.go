@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rpengine/rpengine/engine/placement"
 )
 
 // known is what the engine last saw of one provider, valid while the
@@ -44,6 +46,13 @@ type Record struct {
 	// Plugin names the plugin whose node this provider was written for:
 	// only that plugin may prove the node gone ("" before this was kept).
 	Plugin string `json:",omitempty"`
+	// Doubt is why the engine fully reserved this provider on its own,
+	// without the source's data (doubt.go): quarantined, pending_deletion.
+	// It is on disk before that write; a sync of the source's data clears
+	// it. DoubtGeneration is the generation the reserve left, so a cycle
+	// that lists it unchanged sends nothing.
+	Doubt           string               `json:",omitempty"`
+	DoubtGeneration placement.Generation `json:",omitempty"`
 }
 
 // State holds, between cycles and between processes (through an optional

@@ -393,7 +393,7 @@ func (e *Engine) retryOnConflict(ctx context.Context, try func() error) error {
 // sameKnown compares what a put would change when the observation came
 // from the cache unchanged.
 func sameKnown(a, b known) bool {
-	return a.GoneSince.IsZero() && !a.Pending && a.Plugin == b.Plugin && slices.Equal(a.Retained, b.Retained) &&
+	return a.GoneSince.IsZero() && !a.Pending && a.Doubt == b.Doubt && a.Plugin == b.Plugin && slices.Equal(a.Retained, b.Retained) &&
 		slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates)
 }
 

@@ -71,6 +71,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, err
 	}
+	o.WatchPlacement(pc)
 	c.pluginHTTP = o.Metrics.PluginHTTP
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
