@@ -13,7 +13,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/coord"
-	"github.com/rpengine/rpengine/internal/coord/etcdtest"
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
 )
 
 // Spellings of one endpoint give one key; other endpoints do not.
