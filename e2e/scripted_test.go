@@ -9,8 +9,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -43,7 +43,7 @@ func newScripted(t *testing.T, world map[string]any) *scripted {
 
 func (s *scripted) cycle() engine.Report {
 	s.t.Helper()
-	r := s.eng.Cycle(context.Background(), false)
+	r := s.eng.Cycle(context.Background())
 	if len(r.Errors) > 0 {
 		s.t.Fatalf("cycle errors: %v", r.Errors)
 	}

@@ -47,6 +47,11 @@ const (
 	CodeBadClass          = "bad_class"           // class normalises to an invalid name
 	CodeBadResources      = "bad_resources"       // an explicit inventory Placement would refuse
 	CodeInvalidTraits     = "invalid_traits"      // some traits invalid: left out, the rest written
+	// The host's codes for a record over a per-node limit (hostabi.Invalid).
+	CodeFieldTooLong   = hostabi.InvalidFieldTooLong   // a string or number over plugin.max_field_length
+	CodeTooManyEntries = hostabi.InvalidTooManyEntries // traits or resources over plugin.max_traits
+	CodeBadUTF8        = hostabi.InvalidUTF8           // a string that is not UTF-8
+	CodeBadValue       = hostabi.InvalidValue          // a value of the wrong type
 )
 
 // problem is an error of desiredProvider with its code.
@@ -108,6 +113,25 @@ type Policy struct {
 	Nova Beside
 }
 
+// nodeKey is a node's lowercased uuid and its index in the listing.
+type nodeKey struct {
+	id string
+	i  int
+}
+
+// byUUID returns the nodes' keys in uuid order. DesiredState visits nodes
+// so, and the result comes out sorted and a uuid listed twice is a run of
+// equal keys: at 100,000 nodes sorting small keys instead of the results,
+// and no set of seen uuids, took a third off DesiredState.
+func byUUID(nodes []hostabi.Node) []nodeKey {
+	keys := make([]nodeKey, len(nodes))
+	for i, n := range nodes {
+		keys[i] = nodeKey{strings.ToLower(n.UUID), i}
+	}
+	slices.SortFunc(keys, func(a, b nodeKey) int { return strings.Compare(a.id, b.id) })
+	return keys
+}
+
 // DesiredState is a pure function of the nodes, the instances and the
 // policy. Nodes out of scope are left out (and so left alone); nodes with
 // unusable data are reported as problems and left out too, so bad input
@@ -117,19 +141,7 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 	for _, in := range instances {
 		occupied[strings.ToLower(in.NodeUUID)] = true
 	}
-	// Nodes are visited in uuid order, so the result comes out sorted and
-	// a uuid listed twice is a run of equal keys: at 100,000 nodes sorting
-	// small keys instead of the results, and no set of seen uuids, took a
-	// third off this function.
-	type key struct {
-		id string
-		i  int
-	}
-	keys := make([]key, len(nodes))
-	for i, n := range nodes {
-		keys[i] = key{strings.ToLower(n.UUID), i}
-	}
-	slices.SortFunc(keys, func(a, b key) int { return strings.Compare(a.id, b.id) })
+	keys := byUUID(nodes)
 	out := make([]Desired, 0, len(nodes))
 	type found struct {
 		i int
@@ -175,6 +187,9 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 }
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
+	if n.Invalid != nil { // the host cut this record short: none of it is trusted
+		return Desired{}, coded(n.Invalid.Code, fmt.Errorf("%s; quarantined until the source reports it within the limits", n.Invalid.Reason))
+	}
 	if !hostabi.ValidUUID(n.UUID) {
 		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}

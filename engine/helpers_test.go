@@ -12,7 +12,7 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // source is an in-memory inventory source that records the order of calls.
@@ -114,7 +114,7 @@ func (r *rig) restart() {
 
 func (r *rig) cycle() engine.Report {
 	r.t.Helper()
-	return r.eng.Cycle(context.Background(), false)
+	return r.eng.Cycle(context.Background())
 }
 
 func (r *rig) cleanCycle() engine.Report {

@@ -5,16 +5,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/rpengine/rpengine/engine/placement"
 )
 
 // known is what the engine last saw of one provider, valid while the
-// provider's generation is unchanged: any change bumps the generation.
+// provider's generation is unchanged (any change bumps the generation),
+// and the provider's ownership record.
 type known struct {
 	Observed
+	Record
+}
+
+// Record is the ownership record of one provider: what the engine must
+// still know after kill -9, and with [coord] etcd after the loss of its
+// host (record.go). It is the part of known that invalidate keeps.
+//
+// A new field must also go into sameRecord and mergeRecord (record.go)
+// and into knownFields and field (statefile.go), which read the file.
+type Record struct {
 	Managed Managed
 	// Retained lists classes the source no longer reports but that still
 	// have allocations: kept, fully reserved, until they are free.
@@ -31,6 +46,13 @@ type known struct {
 	// Plugin names the plugin whose node this provider was written for:
 	// only that plugin may prove the node gone ("" before this was kept).
 	Plugin string `json:",omitempty"`
+	// Doubt is why the engine fully reserved this provider on its own,
+	// without the source's data (doubt.go): quarantined, pending_deletion.
+	// It is on disk before that write; a sync of the source's data clears
+	// it. DoubtGeneration is the generation the reserve left, so a cycle
+	// that lists it unchanged sends nothing.
+	Doubt           string               `json:",omitempty"`
+	DoubtGeneration placement.Generation `json:",omitempty"`
 }
 
 // State holds, between cycles and between processes (through an optional
@@ -48,6 +70,9 @@ type State struct {
 	// version is the negotiated microversion: a new process then sends no
 	// discovery request.
 	version string
+	// shared, while a RecordStore holds the record, collects the uuids
+	// whose record changed since it was last stored (recordshare.go).
+	shared map[string]struct{}
 }
 
 type stateFile struct {
@@ -73,7 +98,10 @@ const stateVersion = 1
 // path that cannot hold the record (a directory, an unwritable place, a
 // file another engine holds) yields an error wrapping ErrStateUnusable,
 // which callers must treat as fatal.
-func LoadState(path, key string) (*State, error) {
+//
+// A file whose key is one of also (an older spelling of key) is read and
+// saved under key from then on.
+func LoadState(path, key string, also ...string) (*State, error) {
 	s := &State{providers: map[string]known{}, path: path, key: key}
 	if path == "" {
 		return s, nil
@@ -101,7 +129,7 @@ func LoadState(path, key string) (*State, error) {
 	if err != nil {
 		return s, fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
 	}
-	if f.Version != stateVersion || f.Key != key {
+	if f.Version != stateVersion || f.Key != key && !slices.Contains(also, f.Key) {
 		return s, fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
 	if f.Providers != nil {
@@ -162,11 +190,25 @@ func (s *State) write(b []byte) error {
 	return nil
 }
 
+// clone copies the state to memory only (no file), for a plan to work on:
+// entries are values whose slices and maps are replaced, never modified.
+func (s *State) clone() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version}
+}
+
 func (s *State) get(uuid string) (known, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k, ok := s.providers[uuid]
 	return k, ok
+}
+
+// Record returns the ownership record of the provider uuid, if any.
+func (s *State) Record(uuid string) (Record, bool) {
+	k, ok := s.get(uuid)
+	return k.Record, ok
 }
 
 // size is the number of providers known.
@@ -179,17 +221,30 @@ func (s *State) size() int {
 func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
 	s.dirty = true
+	s.changedRecord(uuid, k.Record)
 	s.providers[uuid] = k
 	s.mu.Unlock()
 }
 
-// invalidate drops what was seen of a provider but keeps what the engine
-// manages on it, so a re-read still knows which traits are its own.
+// changedRecord notes, under the lock and before the entry is replaced,
+// that uuid's record becomes r, if a store must be told.
+func (s *State) changedRecord(uuid string, r Record) {
+	if s.shared == nil {
+		return
+	}
+	if old, ok := s.providers[uuid]; !ok || !sameRecord(old.Record, r) {
+		s.shared[uuid] = struct{}{}
+	}
+}
+
+// invalidate drops what was seen of a provider but keeps its record —
+// what the engine manages on it, its proofs, its plugin — so a re-read
+// still knows which traits are its own.
 func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound, Pending: k.Pending, Plugin: k.Plugin}
+		s.providers[uuid] = known{Record: k.Record}
 	}
 	s.mu.Unlock()
 }
@@ -200,50 +255,31 @@ func (s *State) update(uuid string, f func(*known)) {
 	s.dirty = true
 	k := s.providers[uuid]
 	f(&k)
+	s.changedRecord(uuid, k.Record)
 	s.providers[uuid] = k
 	s.mu.Unlock()
 }
 
+// drop forgets a provider that is gone from Placement: its shared record
+// entry is deleted too.
 func (s *State) drop(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
+	if s.shared != nil {
+		s.shared[uuid] = struct{}{}
+	}
 	delete(s.providers, uuid)
 	s.mu.Unlock()
 }
 
-// nextRound counts a cycle and returns its number, and whether a
-// deletion proof is pending: then the count must reach the file before
-// the cycle acts, or a crash could hide this cycle from the next process
-// and make two proofs around it look consecutive.
-func (s *State) nextRound() (round int64, pending bool) {
+// forget forgets a provider another manager owns now: its shared record
+// entry is that manager's to keep, so it is left alone.
+func (s *State) forget(uuid string) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.round++
-	for _, k := range s.providers {
-		if !k.GoneSince.IsZero() {
-			s.dirty = true
-			return s.round, true
-		}
-	}
-	return s.round, false
-}
-
-// anyProof says whether some provider has a proof of deletion pending.
-func (s *State) anyProof() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range s.providers {
-		if !k.GoneSince.IsZero() {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *State) peekRound() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.round
+	s.dirty = true
+	delete(s.shared, uuid)
+	delete(s.providers, uuid)
+	s.mu.Unlock()
 }
 
 // Microversion is the Placement microversion recorded with the state, for

@@ -14,7 +14,7 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // source is an in-memory inventory that can prove deletions.
@@ -137,7 +137,7 @@ func (r *rig) cycle() engine.Report {
 	r.clock.advance(time.Minute)
 	start := r.clock.now()
 	r.ops.CycleStarted()
-	rep := r.eng.Cycle(context.Background(), false)
+	rep := r.eng.Cycle(context.Background())
 	r.ops.CycleDone(rep, start)
 	return rep
 }

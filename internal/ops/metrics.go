@@ -16,7 +16,8 @@ import (
 // Metrics are the engine's Prometheus series. Names and labels are listed
 // in docs/OPERATIONS.md; label values come from small fixed sets.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg  *prometheus.Registry
+	deps deps // the outside services failing now (deps.go)
 
 	cycleSeconds  prometheus.Histogram
 	cycles        *prometheus.CounterVec // outcome
@@ -33,14 +34,15 @@ type Metrics struct {
 	reloads       *prometheus.CounterVec   // result
 	foreign       prometheus.Counter       // rewrites of our values by another writer
 	holds         prometheus.Gauge         // beside nova: hold allocations in place
-	more          moreMetrics              // metrics_more.go
+	plugin        pluginMetrics            // plugin_metrics.go
+	byReason      nodeMetrics              // node_metrics.go
 	auth          authMetrics
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
 // ReservedReason, with "" named "schedulable".
 var NodeStates = []string{"schedulable", "maintenance", "retired", "fault", "power_state",
-	"provision_state", "target_provision_state", "instance", "quarantined"}
+	"provision_state", "target_provision_state", "instance", "quarantined", "pending_deletion"}
 
 // NewMetrics registers the engine's series, Go's and the process's.
 func NewMetrics() *Metrics {
@@ -84,7 +86,8 @@ func NewMetrics() *Metrics {
 		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads, m.foreign, m.holds} {
 		f(c)
 	}
-	m.registerMore()
+	m.registerPlugin()
+	m.registerNodes()
 	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

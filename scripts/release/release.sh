@@ -60,7 +60,7 @@ for arch in $archs; do
 done
 "$tools/ociimage" build -out "$dist/rpengine-$version-oci.tar" -version "$version" -revision "$commit" \
 	-created "$SOURCE_DATE_EPOCH" "${bins[@]}" -plugins "$dist/plugins" -config deploy/engine.toml \
-	-doc LICENSE -doc NOTICE -doc "$dist/THIRD_PARTY_LICENSES.md" -doc README.md -doc docs/OPERATIONS.md
+	-doc LICENSE -doc NOTICE -doc "$dist/THIRD_PARTY_LICENSES.md" -doc README.md -doc docs/CONFIGURATION.md -doc docs/OPERATIONS.md
 
 (cd "$dist" && find . -type f ! -name SHA256SUMS -printf '%P\n' | sort | xargs sha256sum > SHA256SUMS)
 echo "release $version ($commit$([ "$modified" = true ] && echo ', modified')) in $dist/:"
