@@ -72,7 +72,8 @@ unit: plugins
 demo: build plugins
 	scripts/demo.sh
 
-# demo-stop stops the daemon and the Placement that make demo left running.
+# demo-stop stops the daemon and the Placement that make demo left running
+# (scripts/demo.sh stop-daemon stops only the daemon).
 demo-stop:
 	scripts/demo.sh stop
 
