@@ -175,19 +175,25 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		e.claimOrphans(ctx, desired, listed, &r)
 	}
 
-	// 5. Write only real differences, in parallel, bounded.
+	// 5. Write only real differences, in parallel, bounded. Beside nova,
+	// the holds that change go first, each with its inventory (hold.go).
+	nova := e.pol.Nova.Enabled && !stopping(e.opts.Stop)
+	if nova {
+		e.placeHolds(ctx, desired, listed, dry, &r)
+	}
 	e.syncAll(ctx, desired, listed, dry, &r)
 	if w := e.pc.Waiting(); w != "" {
 		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
 	}
 	r.ForeignRewrites = int(e.foreign.Swap(0))
-	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
-		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
-	}
 
 	// 6. Providers whose node is no longer listed: deleted only on proof.
+	// Holds are released after it, once nothing is left allocatable.
 	if !stopping(e.opts.Stop) {
 		e.reapVanished(ctx, nodes, desired, listed, round, dry, &r)
+	}
+	if nova && !stopping(e.opts.Stop) {
+		e.settleHolds(ctx, nodes, desired, listed, dry, &r)
 	}
 	return r
 }

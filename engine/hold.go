@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -54,33 +55,67 @@ type NovaReport struct {
 	// consumer (an instance) already uses: unschedulable all the same.
 	Occupied int `json:"occupied,omitempty"`
 	// Scanned counts hold consumers read to rebuild the book from
-	// Placement (a new process, or usage that did not add up).
+	// Placement (usage that did not add up, or no book in the record).
 	Scanned int `json:"scanned,omitempty"`
+	skip    bool // the book could not be checked: no hold written this cycle
 }
 
-// holdBook is what the engine believes Placement holds: node -> class.
-// It is checked each cycle against one usage sum of the hold project and
-// rebuilt from Placement when they disagree, so a crash or a hold deleted
-// behind the engine's back costs reads, never a schedulable node.
+// holdBook serialises the hold phases. What the engine believes
+// Placement holds (node -> class) is in the State, so a new process finds
+// it there (the record); it is checked each cycle against one usage sum
+// of the hold project and rebuilt from Placement when they disagree, so a
+// crash or a hold deleted behind the engine's back costs reads, never a
+// schedulable node.
 type holdBook struct {
-	mu   sync.Mutex
-	held map[string]string
+	mu sync.Mutex
 }
 
-// syncHolds makes the holds match desired: places a hold where d.Hold is
-// set, moves it when the class changed, releases it where nothing needs it
-// or the node left the listing or the scope. A quarantined node keeps its
-// hold: bad data from the source loses nothing.
-func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired,
-	listed map[string]placement.Generation, dry bool, r *Report) {
-	b := &e.holds
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// placeHolds runs before the syncs. Each hold a listed provider lacks
+// (new, or on the node's old class) is written together with the
+// inventory it guards in one reshape: written apart, the inventory write
+// (nova's reserved 0, or the new class) would offer the node until the
+// hold followed. Providers created this cycle get theirs in settleHolds.
+func (e *Engine) placeHolds(ctx context.Context, desired []Desired, listed map[string]placement.Generation, dry bool, r *Report) {
+	e.holds.mu.Lock()
+	defer e.holds.mu.Unlock()
 	rep := &NovaReport{}
 	r.Nova = rep
 	if err := e.checkBook(ctx, desired, listed, rep); err != nil {
+		rep.skip = true
 		r.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
 		return
+	}
+	held := e.state.heldBook()
+	for _, d := range desired {
+		if d.Hold != "" && held[d.UUID] != d.Hold && listed[d.UUID] != "" {
+			e.placeOne(ctx, d, listed[d.UUID], dry, r)
+		}
+	}
+}
+
+// settleHolds runs after the deletions: it places the holds of providers
+// created this cycle and releases those nothing needs any more. A
+// quarantined node keeps its hold (bad data loses nothing), and so does a
+// node proven gone until its provider is fully reserved or deleted: the
+// release must not open a window before the deletion.
+func (e *Engine) settleHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired,
+	listed map[string]placement.Generation, dry bool, r *Report) {
+	rep := r.Nova
+	if rep == nil || rep.skip {
+		return
+	}
+	e.holds.mu.Lock()
+	defer e.holds.mu.Unlock()
+	held := e.state.heldBook()
+	wanted := make(map[string]bool, len(desired))
+	for _, d := range desired {
+		if d.Hold == "" {
+			continue
+		}
+		wanted[d.UUID] = true
+		if held[d.UUID] != d.Hold && listed[d.UUID] == "" {
+			e.placeOne(ctx, d, "", dry, r)
+		}
 	}
 	inScope := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
@@ -88,48 +123,83 @@ func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []
 			inScope[strings.ToLower(n.UUID)] = true
 		}
 	}
-	wanted := make(map[string]bool, len(desired))
-	for _, d := range desired {
-		if d.Hold == "" {
-			continue
-		}
-		wanted[d.UUID] = true
-		if b.held[d.UUID] == d.Hold {
-			continue
-		}
-		if dry {
-			r.Writes = append(r.Writes, Write{Op: OpHold, UUID: d.UUID, Name: d.Hold})
-			continue
-		}
-		switch occupied, err := e.placeHold(ctx, d); {
-		case err != nil:
-			r.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
-		case occupied:
-			rep.Occupied++
-		default:
-			b.held[d.UUID] = d.Hold
-			rep.Placed++
-			e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
-		}
-	}
-	for _, node := range sortedKeys(b.held) {
-		if wanted[node] || !desiredHas(desired, node) && inScope[node] {
+	for _, node := range sortedKeys(held) {
+		listedNode := desiredHas(desired, node)
+		if wanted[node] || !listedNode && inScope[node] {
 			continue // wanted, or quarantined: kept
 		}
 		if dry {
 			r.Writes = append(r.Writes, Write{Op: OpReleaseHold, UUID: node})
 			continue
 		}
-		err := e.pc.DeleteConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
-		if err != nil && !errors.Is(err, placement.ErrNotFound) {
-			r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
+		if !listedNode && !e.mayRelease(ctx, node, r) {
 			continue
 		}
-		delete(b.held, node)
-		rep.Released++
-		e.log.Info("hold released", "node", node)
+		e.releaseOne(ctx, node, r)
 	}
-	rep.Held = len(b.held)
+	rep.Held = len(e.state.heldBook())
+}
+
+// placeOne places or moves d's hold, counting it in r.
+func (e *Engine) placeOne(ctx context.Context, d Desired, gen placement.Generation, dry bool, r *Report) {
+	if !strings.HasPrefix(d.Hold, "CUSTOM_") {
+		// nova's placement audit --delete removes standard-class
+		// allocations of consumers that are not instances, and its quota
+		// counts them (docs/NOVA.md): never hold one.
+		r.fail(ErrInvalidData, d.UUID, fmt.Sprintf("provider %s: no hold on nova's standard class %s", d.UUID, d.Hold))
+		return
+	}
+	if dry {
+		r.Writes = append(r.Writes, Write{Op: OpHold, UUID: d.UUID, Name: d.Hold})
+		return
+	}
+	switch occupied, err := e.placeHold(ctx, d, gen); {
+	case err != nil:
+		r.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
+	case occupied:
+		r.Nova.Occupied++
+	default:
+		e.state.setHeld(d.UUID, d.Hold)
+		r.Nova.Placed++
+		e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
+	}
+}
+
+// mayRelease says whether the hold of a node no longer listed may go: at
+// once if the node is not proven gone (it left the scope: handed over),
+// else only once its provider is fully reserved (pending deletion) or
+// deleted, so that no instant between the two leaves it allocatable.
+func (e *Engine) mayRelease(ctx context.Context, node string, r *Report) bool {
+	if k, ok := e.state.get(node); !ok || k.GoneSince.IsZero() {
+		return true
+	}
+	_, inv, err := e.pc.Inventories(ctx, node)
+	switch {
+	case errors.Is(err, placement.ErrNotFound):
+		return true
+	case err != nil:
+		r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: hold kept: %v", node, err))
+		return false
+	}
+	for rc, i := range inv {
+		if i.Reserved < i.Total {
+			e.log.Info("hold kept until the provider of a node proven gone is fully reserved", "node", node, "class", rc)
+			return false
+		}
+	}
+	return true
+}
+
+// releaseOne deletes one hold consumer of this engine.
+func (e *Engine) releaseOne(ctx context.Context, node string, r *Report) {
+	err := e.pc.DeleteConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
+	if err != nil && !errors.Is(err, placement.ErrNotFound) {
+		r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
+		return
+	}
+	e.state.dropHeld(node)
+	r.Nova.Released++
+	e.log.Info("hold released", "node", node)
 }
 
 // checkBook compares the book with the hold project's usage (one request)
@@ -137,15 +207,12 @@ func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []
 // nodes that want one, then, if the sum still differs, of every provider
 // the engine knows of.
 func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[string]placement.Generation, rep *NovaReport) error {
-	b := &e.holds
-	if b.held == nil {
-		b.held = map[string]string{}
-	}
 	used, err := e.pc.ProjectUsage(ctx, e.pol.Nova.HoldProject, e.pol.Nova.HoldUser)
 	if err != nil {
 		return fmt.Errorf("read the hold project's usage: %w", err)
 	}
-	if used == int64(len(b.held)) {
+	book := e.state.heldBook()
+	if used == int64(len(book)) {
 		return nil
 	}
 	var first, rest []string
@@ -159,44 +226,49 @@ func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[st
 	for uuid := range listed {
 		rest = append(rest, uuid)
 	}
-	rest = append(rest, sortedKeys(b.held)...)
+	rest = append(rest, sortedKeys(book)...)
 	fresh := map[string]string{}
 	for _, batch := range [][]string{first, rest} {
-		for _, node := range batch {
-			if _, done := fresh[node]; done {
-				continue
-			}
-			c, err := e.pc.GetConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
-			if err != nil {
-				return fmt.Errorf("read hold of %s: %w", node, err)
-			}
-			rep.Scanned++
-			fresh[node] = ""
-			for rc := range c.Resources[node] {
-				fresh[node] = rc
-			}
+		if err := e.readHolds(ctx, batch, fresh, rep); err != nil {
+			return err
 		}
 		if int64(countHeld(fresh)) == used {
 			break
 		}
 	}
-	b.held = map[string]string{}
-	for node, rc := range fresh {
-		if rc != "" {
-			b.held[node] = rc
-		}
-	}
-	if int64(len(b.held)) != used {
+	maps.DeleteFunc(fresh, func(_, rc string) bool { return rc == "" })
+	e.state.setHolds(fresh)
+	if int64(len(fresh)) != used {
 		e.log.Warn("hold project usage does not match the holds found; is it used by anything else?",
-			"project", e.pol.Nova.HoldProject, "used", used, "holds", len(b.held))
+			"project", e.pol.Nova.HoldProject, "used", used, "holds", len(fresh))
 	}
 	return nil
 }
 
-// placeHold writes d's hold (new, or moved to d's current class). It
-// reports occupied, and no error, when Placement refuses it because
-// another consumer already uses the node's unit.
-func (e *Engine) placeHold(ctx context.Context, d Desired) (occupied bool, err error) {
+// readHolds reads the hold consumer of each node not yet in fresh.
+func (e *Engine) readHolds(ctx context.Context, nodes []string, fresh map[string]string, rep *NovaReport) error {
+	for _, node := range nodes {
+		if _, done := fresh[node]; done {
+			continue
+		}
+		c, err := e.pc.GetConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
+		if err != nil {
+			return fmt.Errorf("read hold of %s: %w", node, err)
+		}
+		rep.Scanned++
+		fresh[node] = ""
+		for rc := range c.Resources[node] {
+			fresh[node] = rc
+		}
+	}
+	return nil
+}
+
+// placeHold writes d's hold (new, or moved to d's current class) and d's
+// inventory in one reshape. gen is the provider's generation ("" to read
+// it). It reports occupied, and no error, when Placement refuses the hold
+// because another consumer already uses the node's unit.
+func (e *Engine) placeHold(ctx context.Context, d Desired, gen placement.Generation) (occupied bool, err error) {
 	id := HoldConsumer(e.pol.OwnerTrait, d.UUID)
 	want := placement.Consumer{
 		Resources: map[string]map[string]int64{d.UUID: {d.Hold: d.Inventory[d.Hold].Total}},
@@ -210,14 +282,26 @@ func (e *Engine) placeHold(ctx context.Context, d Desired) (occupied bool, err e
 		if cur.Resources[d.UUID][d.Hold] > 0 && len(cur.Resources) == 1 {
 			return false, nil // already there (placed by an earlier process)
 		}
+		if gen == "" {
+			p, err := e.pc.GetProvider(ctx, d.UUID)
+			if err != nil {
+				return false, err
+			}
+			gen = p.Generation
+		}
 		want.Generation = cur.Generation
-		err = e.pc.PutConsumer(ctx, id, want)
+		if err := e.ensureClasses(ctx, d.Inventory); err != nil {
+			return false, err
+		}
+		err = e.pc.Reshape(ctx, d.UUID, gen, d.Inventory, id, want)
 		switch {
 		case err == nil:
+			e.state.invalidate(d.UUID) // its generation moved: the sync reads it again
 			return false, nil
 		case errors.Is(err, placement.ErrConcurrentUpdate) && attempt < e.opts.MaxAttempts:
+			gen = ""
 			continue
-		case isConflict(err):
+		case isConflict(err) && !errors.Is(err, placement.ErrInventoryInUse):
 			_, usages, uerr := e.pc.Usages(ctx, d.UUID)
 			if uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total {
 				return true, nil
@@ -253,6 +337,37 @@ func countHeld(m map[string]string) int {
 		}
 	}
 	return n
+}
+
+// heldBook is a copy of the book of holds.
+func (s *State) heldBook() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.holds)
+}
+
+func (s *State) setHolds(m map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !maps.Equal(s.holds, m) {
+		s.holds, s.dirty = m, true
+	}
+}
+
+func (s *State) setHeld(node, class string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holds == nil {
+		s.holds = map[string]string{}
+	}
+	s.holds[node], s.dirty = class, true
+}
+
+func (s *State) dropHeld(node string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.holds, node)
+	s.dirty = true
 }
 
 func sortedKeys(m map[string]string) []string {

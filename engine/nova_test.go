@@ -1,10 +1,19 @@
 package engine_test
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
 
@@ -14,7 +23,11 @@ const goldRC = "CUSTOM_BAREMETAL_GOLD"
 // hold consumers: beside nova, the only consumers it may touch.
 func (r *rig) ownHold(path string) bool {
 	c := strings.TrimPrefix(path, "/allocations/")
-	for _, p := range r.fake.ProviderUUIDs() {
+	nodes := r.fake.ProviderUUIDs()
+	for i := range 100 { // and those deleted meanwhile
+		nodes = append(nodes, nodeUUID(i))
+	}
+	for _, p := range nodes {
 		if engine.HoldConsumer(r.ownerT, p) == c {
 			return true
 		}
@@ -105,15 +118,25 @@ func TestBesideNovaHoldsInsteadOfReserving(t *testing.T) {
 	}
 }
 
-// The book is rebuilt from Placement: a new process finds the holds of the
-// last one (no duplicate, no write), and a hold deleted behind its back
+// The book is in the record and checked against Placement: a new process
+// with the record reads no hold back; one without it finds the holds of
+// the last one (no duplicate, no write); a hold deleted behind its back
 // (nova-manage placement audit --delete) is found and put back.
 func TestHoldsAreDerivedFromPlacement(t *testing.T) {
 	r := besideRig(t, 4)
 	r.src.set(func(s *source) { s.nodes[0].Retired, s.nodes[1].Fault = true, "x" })
 	r.cleanCycle()
-	r.restart() // a new process: empty book
+	r.cleanCycle() // re-reads the held providers once
+	r.restart()    // a new process with the record
 	rep := r.cleanCycle()
+	if rep.Nova.Placed != 0 || rep.Nova.Held != 2 || rep.Nova.Scanned != 0 || rep.PlacementRequests != 3 {
+		// 3: the owner listing, the hold project's usage, and GET / (this
+		// rig's new client has no recorded microversion; cmd/engine's has)
+		t.Fatalf("new process with the record: %+v, %d requests", rep.Nova, rep.PlacementRequests)
+	}
+	r.state, _ = engine.LoadState("", "")
+	r.restart() // a new process without it
+	rep = r.cleanCycle()
 	if rep.Nova.Placed != 0 || rep.Nova.Held != 2 || rep.Nova.Scanned != 2 {
 		t.Fatalf("new process: %+v", rep.Nova)
 	}
@@ -196,5 +219,136 @@ func TestHoldConsumerIsStableAndDistinct(t *testing.T) {
 	}
 	if len(a) != 36 || a[14] != '5' {
 		t.Fatalf("not a version-5 uuid: %s", a)
+	}
+}
+
+// watchWindows puts a proxy between the engine and the fake that, after
+// every write, checks that no node in nodes is allocatable (a class with a
+// free unit): each such instant is a window the scheduler could use.
+func (r *rig) watchWindows(nodes ...string) *[]string {
+	r.t.Helper()
+	var mu sync.Mutex
+	var windows []string
+	target, _ := url.Parse(r.fake.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		proxy.ServeHTTP(w, req)
+		if req.Method == "GET" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, u := range nodes {
+			p, ok := r.fake.Provider(u)
+			for rc, inv := range p.Inventories {
+				if ok && inv.Total-inv.Reserved-p.Usages[rc] >= 1 {
+					windows = append(windows, fmt.Sprintf("after %s %s: %s offers %s", req.Method, req.URL.Path, u, rc))
+				}
+			}
+		}
+	}))
+	r.t.Cleanup(srv.Close)
+	pc, err := placement.New(context.Background(), placement.Config{Endpoint: srv.URL, Token: "admin"})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.pc = pc
+	r.eng = engine.New(r.src, pc, r.pol, r.opts, r.state, nil)
+	return &windows
+}
+
+// A held node whose class changes: the hold moves to the new class in the
+// same request that writes it (a reshape), so at no instant between the
+// engine's requests is the node allocatable, and nothing is left on the
+// old class.
+func TestHeldNodeClassChangeOpensNoWindow(t *testing.T) {
+	r := besideRig(t, 2)
+	r.src.set(func(s *source) { s.nodes[0].Retired = true })
+	r.cleanCycle()
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(0))
+	r.fake.ResetRequests()
+	r.src.set(func(s *source) { s.nodes[0].ResourceClass = "baremetal-silver" })
+	rep := r.cleanCycle()
+	const silver = "CUSTOM_BAREMETAL_SILVER"
+	p := r.provider(nodeUUID(0))
+	c, _ := r.fake.Consumer(engine.HoldConsumer(r.ownerT, nodeUUID(0)))
+	if len(*windows) > 0 || rep.Nova.Placed != 1 || len(p.Inventories) != 1 || p.Inventories[silver].Reserved != 0 ||
+		c.Allocations[nodeUUID(0)][silver] != 1 {
+		t.Fatalf("class change under a hold: windows %v, %+v, inventory %v, hold %v", *windows, rep.Nova, p.Inventories, c.Allocations)
+	}
+	var writes []string
+	for _, q := range r.fake.Requests() {
+		if q.Method != "GET" && !strings.HasPrefix(q.Path, "/resource_classes/") {
+			writes = append(writes, q.Method+" "+q.Path)
+		}
+	}
+	if !slices.Equal(writes, []string{"POST /reshaper"}) {
+		t.Fatalf("class change under a hold: writes %v, want the one reshape (and the new class)", writes)
+	}
+	if rep = r.cleanCycle(); rep.Updated+rep.Nova.Placed+rep.Nova.Released != 0 {
+		t.Fatalf("after the move: %+v %+v", rep, rep.Nova)
+	}
+}
+
+// A node that starts needing a hold while its inventory becomes
+// unreserved by nova's rule (maintenance ends on a retired node): the
+// inventory and the hold are one write, never reserved 0 without it.
+func TestHoldAndUnreserveAreOneWrite(t *testing.T) {
+	r := besideRig(t, 2)
+	r.src.set(func(s *source) { s.nodes[0].Retired, s.nodes[0].Maintenance = true, true })
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(0))
+	r.src.set(func(s *source) { s.nodes[0].Maintenance = false })
+	rep := r.cleanCycle()
+	if len(*windows) > 0 || rep.Nova.Placed != 1 || r.reserved(nodeUUID(0)) != 0 || !r.held(nodeUUID(0)) {
+		t.Fatalf("maintenance ended on a retired node: windows %v, %+v, reserved %d", *windows, rep.Nova, r.reserved(nodeUUID(0)))
+	}
+}
+
+// A held node deleted in the source: its hold is released only once its
+// provider is fully reserved (or deleted), never leaving it allocatable
+// in between; the provider is deleted on proof as ever.
+func TestHoldReleasedForDeletedNodeOpensNoWindow(t *testing.T) {
+	r := besideRig(t, 3)
+	r.opts.DeleteGrace = 0
+	r.src.set(func(s *source) { s.nodes[0].Retired = true })
+	r.restart()
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(0))
+	r.src.set(func(s *source) { s.nodes = s.nodes[1:]; s.gone[nodeUUID(0)] = true })
+	for i := range 4 {
+		r.cycle()
+		if _, ok := r.fake.Provider(nodeUUID(0)); !ok {
+			break
+		}
+		if i == 3 {
+			t.Fatal("provider of the deleted node still there after 4 cycles")
+		}
+	}
+	if len(*windows) > 0 {
+		t.Fatalf("deleted held node was allocatable: %v", *windows)
+	}
+	if _, ok := r.fake.Consumer(engine.HoldConsumer(r.ownerT, nodeUUID(0))); ok {
+		t.Fatal("hold left behind")
+	}
+}
+
+// A hold is only ever on a custom class: on nova's standard classes
+// (VCPU, MEMORY_MB, ...) nova's audit would delete it and its quota would
+// count it.
+func TestNoHoldOnStandardClass(t *testing.T) {
+	r := besideRig(t, 1)
+	r.src.set(func(s *source) {
+		s.nodes[0].ResourceClass = ""
+		s.nodes[0].Resources = map[string]hostabi.Resource{"VCPU": {Total: 8}}
+		s.nodes[0].Maintenance = true
+	})
+	rep := r.cleanCycle()
+	if rep.Nova.Placed != 0 || rep.Nova.Held != 0 {
+		t.Fatalf("explicit resources beside nova: %+v", rep.Nova)
+	}
+	if p := r.provider(nodeUUID(0)); p.Inventories["VCPU"].Reserved != 8 {
+		t.Fatalf("explicit resources beside nova are reserved, not held: %v", p.Inventories)
 	}
 }

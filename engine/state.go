@@ -48,14 +48,19 @@ type State struct {
 	// version is the negotiated microversion: a new process then sends no
 	// discovery request.
 	version string
+	// holds is the book of holds beside nova, node -> class (hold.go): a
+	// cache checked against Placement each cycle, kept so a new process
+	// need not read every hold back.
+	holds map[string]string
 }
 
 type stateFile struct {
-	Version      int              `json:"version"`
-	Key          string           `json:"key"`
-	Round        int64            `json:"round"`
-	Providers    map[string]known `json:"providers"`
-	Microversion string           `json:"microversion,omitempty"`
+	Version      int               `json:"version"`
+	Key          string            `json:"key"`
+	Round        int64             `json:"round"`
+	Providers    map[string]known  `json:"providers"`
+	Microversion string            `json:"microversion,omitempty"`
+	Holds        map[string]string `json:"holds,omitempty"`
 }
 
 // ErrStateUnusable means the state file cannot hold the ownership record
@@ -107,7 +112,7 @@ func LoadState(path, key string) (*State, error) {
 	if f.Providers != nil {
 		s.providers = f.Providers
 	}
-	s.round, s.version = f.Round, f.Microversion
+	s.round, s.version, s.holds = f.Round, f.Microversion, f.Holds
 	return s, nil
 }
 
@@ -120,7 +125,7 @@ func (s *State) Save() error {
 		s.mu.Unlock()
 		return nil
 	}
-	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers, s.version})
+	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers, s.version, s.holds})
 	s.dirty = false
 	s.mu.Unlock()
 	if err == nil {
