@@ -56,7 +56,7 @@ type NovaReport struct {
 	Occupied int `json:"occupied,omitempty"`
 	// Scanned counts hold consumers read to rebuild the book from
 	// Placement (usage that did not add up, or no book in the record).
-	Scanned int `json:"scanned,omitempty"`
+	Scanned int  `json:"scanned,omitempty"`
 	skip    bool // the book could not be checked: no hold written this cycle
 }
 
