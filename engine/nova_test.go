@@ -352,3 +352,68 @@ func TestNoHoldOnStandardClass(t *testing.T) {
 		t.Fatalf("explicit resources beside nova are reserved, not held: %v", p.Inventories)
 	}
 }
+
+// nova ≥ 34 writes OWNER_NOVA on every provider it reports. Beside nova
+// that is the co-owner's trait: a provider of ours carrying it is left as
+// it is (no write, no rewrite counted), and one nova created with it is
+// adopted, not refused.
+func TestOwnerNovaBesideNova(t *testing.T) {
+	r := besideRig(t, 3)
+	r.cleanCycle()
+	for i := range 2 {
+		if err := r.fake.AddTrait(nodeUUID(i), engine.OwnerNova); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.cleanCycle() // re-reads the two
+	// nova 34 reported node 3 first: its provider, with OWNER_NOVA.
+	if err := r.fake.CreateProvider(nodeUUID(3), nodeUUID(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fake.AddTrait(nodeUUID(3), engine.OwnerNova); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = fleet(4) })
+	rep := r.cleanCycle()
+	if rep.ForeignRewrites != 0 || rep.Created != 0 || rep.Updated != 1 {
+		t.Fatalf("beside nova 34: %+v", rep)
+	}
+	for i := range 4 {
+		p := r.provider(nodeUUID(i))
+		if slices.Contains(p.Traits, engine.OwnerNova) != (i != 2) || !slices.Contains(p.Traits, r.ownerT) {
+			t.Errorf("node %d: traits %v", i, p.Traits)
+		}
+	}
+	if rep = r.cleanCycle(); rep.Updated+rep.Created != 0 || rep.ForeignRewrites != 0 {
+		t.Fatalf("idle beside nova 34: %+v", rep)
+	}
+}
+
+// Alone, provider.marker_traits may carry OWNER_NOVA so that a nova ≥ 34
+// scheduler offers the engine's providers; a provider nova owns (OWNER_NOVA
+// without this engine's marker) is still refused.
+func TestOwnerNovaAsMarkerAlone(t *testing.T) {
+	r := newRig(t, 2)
+	r.pol.MarkerTraits = []string{"COMPUTE_NODE", engine.OwnerNova}
+	r.restart()
+	r.cleanCycle()
+	for i := range 2 {
+		if p := r.provider(nodeUUID(i)); !slices.Contains(p.Traits, engine.OwnerNova) {
+			t.Fatalf("node %d: traits %v", i, p.Traits)
+		}
+	}
+	if rep := r.cleanCycle(); rep.Updated+rep.Created != 0 {
+		t.Fatalf("idle with OWNER_NOVA as a marker: %+v", rep)
+	}
+	if err := r.fake.CreateProvider(nodeUUID(2), nodeUUID(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fake.AddTrait(nodeUUID(2), engine.OwnerNova); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = fleet(3) })
+	rep := r.cycle()
+	if len(rep.Errors) != 1 || rep.Errors[0].Kind != engine.ErrOwned {
+		t.Fatalf("nova's own provider: %+v", rep.Errors)
+	}
+}

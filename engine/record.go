@@ -109,7 +109,7 @@ func (e *Engine) claimOrphans(ctx context.Context, desired []Desired, listed map
 			continue
 		case slices.Contains(traits, e.pol.OwnerTrait):
 			listed[uuid] = gen // marked after all; the listing raced it
-		case foreignOwner(traits, e.pol.OwnerTrait) != "":
+		case e.otherOwner(traits) != "":
 			e.state.drop(uuid)
 			continue
 		default:

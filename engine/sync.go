@@ -48,12 +48,12 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 		if !adopting && o.Exists && !slices.Contains(o.Traits, e.pol.OwnerTrait) {
 			// Re-read after a conflict: another engine took it over meanwhile
 			// (a hand-over); writing now would put two owner markers on it.
-			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
+			if owner := e.otherOwner(o.Traits); owner != "" {
 				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: %w", d.UUID, owner, errOwned)
 			}
 		}
 		if adopting {
-			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
+			owner := e.otherOwner(o.Traits)
 			if owner != "" && !e.mayTakeOver(owner) {
 				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: %w", d.UUID, owner, errOwned)
 			}
@@ -326,17 +326,7 @@ func (e *Engine) checkName(ctx context.Context, d Desired) error {
 }
 
 func (e *Engine) mayTakeOver(owner string) bool {
-	return owner != "OWNER_NOVA" && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
-}
-
-// foreignOwner returns the owner marker of another manager, if any.
-func foreignOwner(traits []string, ours string) string {
-	for _, t := range traits {
-		if t == "OWNER_NOVA" || strings.HasPrefix(t, OwnerTraitPrefix) && t != ours {
-			return t
-		}
-	}
-	return ""
+	return owner != OwnerNova && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
 }
 
 // backoff is the wait after the attempt-th conflict: from 20 ms, capped
