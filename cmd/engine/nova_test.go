@@ -104,3 +104,32 @@ func TestValidateWarnsOfOwnerNovaFilter(t *testing.T) {
 		}
 	}
 }
+
+// A node nova writes without this engine's marker although the engine
+// manages it (enrolled after a uuid-listed nova-config): validate names
+// the stale provider config and the restart it needs.
+func TestValidateNamesStaleProviderConfig(t *testing.T) {
+	fake := placementfake.New()
+	t.Cleanup(fake.Close)
+	placementTOML := fmt.Sprintf("[placement]\nendpoint = %q\ntoken = \"admin\"\n", fake.URL())
+	path := daemonConfig(t, t.TempDir(), placementTOML, "[nova]\nbeside = true\n")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"once", "--config", path}, &out, &errb); code != 0 {
+		t.Fatalf("once: exit %d\n%s", code, errb.String())
+	}
+	u := fake.ProviderUUIDs()[0]
+	for _, tr := range []string{"COMPUTE_NODE", "COMPUTE_NET_ATTACH_INTERFACE"} {
+		if err := fake.AddTrait(u, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fake.RemoveTrait(u, "CUSTOM_RPENGINE_OWNER_DAEMON"); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code := run(context.Background(), []string{"validate", "--config", path}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), "nova's provider config is stale") || !strings.Contains(errb.String(), "restart nova-compute") {
+		t.Fatalf("validate: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
