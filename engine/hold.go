@@ -290,10 +290,7 @@ func (e *Engine) placeHold(ctx context.Context, d Desired, gen placement.Generat
 			gen = p.Generation
 		}
 		want.Generation = cur.Generation
-		if err := e.ensureClasses(ctx, d.Inventory); err != nil {
-			return false, err
-		}
-		err = e.pc.Reshape(ctx, d.UUID, gen, d.Inventory, id, want)
+		err = e.reshape(ctx, d, gen, id, want)
 		switch {
 		case err == nil:
 			e.state.invalidate(d.UUID) // its generation moved: the sync reads it again
@@ -309,6 +306,20 @@ func (e *Engine) placeHold(ctx context.Context, d Desired, gen placement.Generat
 		}
 		return false, err
 	}
+}
+
+// reshape sends the hold's reshape; a class Placement does not know (a
+// class change to a new one; nova usually made it first) is created and
+// the reshape sent again, so known classes cost no request.
+func (e *Engine) reshape(ctx context.Context, d Desired, gen placement.Generation, id string, want placement.Consumer) error {
+	err := e.pc.Reshape(ctx, d.UUID, gen, d.Inventory, id, want)
+	if !isBadRequest(err) {
+		return err
+	}
+	if cerr := e.ensureClasses(ctx, d.Inventory); cerr != nil {
+		return cerr
+	}
+	return e.pc.Reshape(ctx, d.UUID, gen, d.Inventory, id, want)
 }
 
 func isConflict(err error) bool {

@@ -279,7 +279,7 @@ func TestHeldNodeClassChangeOpensNoWindow(t *testing.T) {
 	}
 	var writes []string
 	for _, q := range r.fake.Requests() {
-		if q.Method != "GET" && !strings.HasPrefix(q.Path, "/resource_classes/") {
+		if q.Method != "GET" && q.Status < 300 && !strings.HasPrefix(q.Path, "/resource_classes/") {
 			writes = append(writes, q.Method+" "+q.Path)
 		}
 	}
