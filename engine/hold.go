@@ -28,7 +28,7 @@ import (
 // HoldConsumerType is the consumer_type of hold allocations (1.38+).
 const HoldConsumerType = "RPENGINE_HOLD"
 
-// Hold writes, as plan (dry run) reports them.
+// Hold writes, as a plan reports them.
 const (
 	OpHold        Op = "hold"
 	OpReleaseHold Op = "release_hold"
@@ -45,50 +45,38 @@ func HoldConsumer(ownerTrait, node string) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
-// NovaReport is what beside-nova mode did in one cycle.
-type NovaReport struct {
-	// Held counts the holds in place after the cycle.
-	Held     int `json:"held"`
-	Placed   int `json:"placed"`
-	Released int `json:"released"`
-	// Occupied counts nodes that wanted a hold but whose unit another
-	// consumer (an instance) already uses: unschedulable all the same.
-	Occupied int `json:"occupied,omitempty"`
-	// Scanned counts hold consumers read to rebuild the book from
-	// Placement (usage that did not add up, or no book in the record).
-	Scanned int  `json:"scanned,omitempty"`
-	skip    bool // the book could not be checked: no hold written this cycle
-}
-
 // holdBook serialises the hold phases. What the engine believes
 // Placement holds (node -> class) is in the State, so a new process finds
-// it there (the record); it is checked each cycle against one usage sum
-// of the hold project and rebuilt from Placement when they disagree, so a
-// crash or a hold deleted behind the engine's back costs reads, never a
+// it in the record; it is checked each cycle against one usage sum of the
+// hold project and rebuilt from Placement when they disagree, so a crash
+// or a hold deleted behind the engine's back costs reads, never a
 // schedulable node.
 type holdBook struct {
 	mu sync.Mutex
 }
+
+// clone is a book for a plan (the book itself is in the State's clone).
+func (b *holdBook) clone() *holdBook { return &holdBook{} }
 
 // placeHolds runs before the syncs. Each hold a listed provider lacks
 // (new, or on the node's old class) is written together with the
 // inventory it guards in one reshape: written apart, the inventory write
 // (nova's reserved 0, or the new class) would offer the node until the
 // hold followed. Providers created this cycle get theirs in settleHolds.
-func (e *Engine) placeHolds(ctx context.Context, desired []Desired, listed map[string]placement.Generation, dry bool, r *Report) {
-	e.holds.mu.Lock()
-	defer e.holds.mu.Unlock()
+func (c *cycle) placeHolds(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
+	c.holds.mu.Lock()
+	defer c.holds.mu.Unlock()
 	rep := &NovaReport{}
-	r.Nova = rep
-	if err := e.checkBook(ctx, desired, listed, rep); err != nil {
+	c.setNova(rep)
+	if err := c.checkBook(ctx, desired, listed, rep); err != nil {
 		rep.skip = true
-		r.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
+		c.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
 		return
 	}
-	held := e.state.heldBook()
+	held := c.state.heldBook()
 	for _, d := range desired {
 		if d.Hold != "" && held[d.UUID] != d.Hold && listed[d.UUID] != "" {
-			e.placeOne(ctx, d, listed[d.UUID], dry, r)
+			c.placeOne(ctx, d, listed[d.UUID], rep)
 		}
 	}
 }
@@ -98,15 +86,14 @@ func (e *Engine) placeHolds(ctx context.Context, desired []Desired, listed map[s
 // quarantined node keeps its hold (bad data loses nothing), and so does a
 // node proven gone until its provider is fully reserved or deleted: the
 // release must not open a window before the deletion.
-func (e *Engine) settleHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired,
-	listed map[string]placement.Generation, dry bool, r *Report) {
-	rep := r.Nova
+func (c *cycle) settleHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired, listed map[string]placement.Generation) {
+	rep := c.nova()
 	if rep == nil || rep.skip {
 		return
 	}
-	e.holds.mu.Lock()
-	defer e.holds.mu.Unlock()
-	held := e.state.heldBook()
+	c.holds.mu.Lock()
+	defer c.holds.mu.Unlock()
+	held := c.state.heldBook()
 	wanted := make(map[string]bool, len(desired))
 	for _, d := range desired {
 		if d.Hold == "" {
@@ -114,12 +101,12 @@ func (e *Engine) settleHolds(ctx context.Context, nodes []hostabi.Node, desired 
 		}
 		wanted[d.UUID] = true
 		if held[d.UUID] != d.Hold && listed[d.UUID] == "" {
-			e.placeOne(ctx, d, "", dry, r)
+			c.placeOne(ctx, d, "", rep)
 		}
 	}
 	inScope := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
-		if e.pol.Scope.Contains(n) {
+		if c.e.pol.Scope.Contains(n) {
 			inScope[strings.ToLower(n.UUID)] = true
 		}
 	}
@@ -128,40 +115,34 @@ func (e *Engine) settleHolds(ctx context.Context, nodes []hostabi.Node, desired 
 		if wanted[node] || !listedNode && inScope[node] {
 			continue // wanted, or quarantined: kept
 		}
-		if dry {
-			r.Writes = append(r.Writes, Write{Op: OpReleaseHold, UUID: node})
+		if !listedNode && !c.mayRelease(ctx, node) {
 			continue
 		}
-		if !listedNode && !e.mayRelease(ctx, node, r) {
-			continue
-		}
-		e.releaseOne(ctx, node, r)
+		c.releaseOne(ctx, node, rep)
 	}
-	rep.Held = len(e.state.heldBook())
+	rep.Held = len(c.state.heldBook())
 }
 
-// placeOne places or moves d's hold, counting it in r.
-func (e *Engine) placeOne(ctx context.Context, d Desired, gen placement.Generation, dry bool, r *Report) {
+// placeOne places or moves d's hold, counting it in rep.
+func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generation, rep *NovaReport) {
 	if !strings.HasPrefix(d.Hold, "CUSTOM_") {
 		// nova's placement audit --delete removes standard-class
 		// allocations of consumers that are not instances, and its quota
 		// counts them (docs/NOVA.md): never hold one.
-		r.fail(ErrInvalidData, d.UUID, fmt.Sprintf("provider %s: no hold on nova's standard class %s", d.UUID, d.Hold))
+		c.fail(ErrInvalidData, d.UUID, fmt.Sprintf("provider %s: no hold on nova's standard class %s", d.UUID, d.Hold))
 		return
 	}
-	if dry {
-		r.Writes = append(r.Writes, Write{Op: OpHold, UUID: d.UUID, Name: d.Hold})
-		return
-	}
-	switch occupied, err := e.placeHold(ctx, d, gen); {
+	switch occupied, err := c.placeHold(ctx, d, gen); {
 	case err != nil:
-		r.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
+		c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
 	case occupied:
-		r.Nova.Occupied++
+		rep.Occupied++
 	default:
-		e.state.setHeld(d.UUID, d.Hold)
-		r.Nova.Placed++
-		e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
+		c.state.setHeld(d.UUID, d.Hold)
+		rep.Placed++
+		if c.plan == nil {
+			c.e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
+		}
 	}
 }
 
@@ -169,21 +150,21 @@ func (e *Engine) placeOne(ctx context.Context, d Desired, gen placement.Generati
 // once if the node is not proven gone (it left the scope: handed over),
 // else only once its provider is fully reserved (pending deletion) or
 // deleted, so that no instant between the two leaves it allocatable.
-func (e *Engine) mayRelease(ctx context.Context, node string, r *Report) bool {
-	if k, ok := e.state.get(node); !ok || k.GoneSince.IsZero() {
+func (c *cycle) mayRelease(ctx context.Context, node string) bool {
+	if k, ok := c.state.get(node); !ok || k.GoneSince.IsZero() {
 		return true
 	}
-	_, inv, err := e.pc.Inventories(ctx, node)
+	_, inv, err := c.e.pc.Inventories(ctx, node)
 	switch {
 	case errors.Is(err, placement.ErrNotFound):
 		return true
 	case err != nil:
-		r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: hold kept: %v", node, err))
+		c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: hold kept: %v", node, err))
 		return false
 	}
 	for rc, i := range inv {
 		if i.Reserved < i.Total {
-			e.log.Info("hold kept until the provider of a node proven gone is fully reserved", "node", node, "class", rc)
+			c.e.log.Info("hold kept until the provider of a node proven gone is fully reserved", "node", node, "class", rc)
 			return false
 		}
 	}
@@ -191,27 +172,30 @@ func (e *Engine) mayRelease(ctx context.Context, node string, r *Report) bool {
 }
 
 // releaseOne deletes one hold consumer of this engine.
-func (e *Engine) releaseOne(ctx context.Context, node string, r *Report) {
-	err := e.pc.DeleteConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
+func (c *cycle) releaseOne(ctx context.Context, node string, rep *NovaReport) {
+	err := c.w.releaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
 	if err != nil && !errors.Is(err, placement.ErrNotFound) {
-		r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
+		c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
 		return
 	}
-	e.state.dropHeld(node)
-	r.Nova.Released++
-	e.log.Info("hold released", "node", node)
+	c.state.dropHeld(node)
+	rep.Released++
+	if c.plan == nil {
+		c.e.log.Info("hold released", "node", node)
+	}
 }
 
 // checkBook compares the book with the hold project's usage (one request)
 // and, when they differ, reads the hold consumers back: first of the
 // nodes that want one, then, if the sum still differs, of every provider
 // the engine knows of.
-func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[string]placement.Generation, rep *NovaReport) error {
+func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[string]placement.Generation, rep *NovaReport) error {
+	e := c.e
 	used, err := e.pc.ProjectUsage(ctx, e.pol.Nova.HoldProject, e.pol.Nova.HoldUser)
 	if err != nil {
 		return fmt.Errorf("read the hold project's usage: %w", err)
 	}
-	book := e.state.heldBook()
+	book := c.state.heldBook()
 	if used == int64(len(book)) {
 		return nil
 	}
@@ -229,7 +213,7 @@ func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[st
 	rest = append(rest, sortedKeys(book)...)
 	fresh := map[string]string{}
 	for _, batch := range [][]string{first, rest} {
-		if err := e.readHolds(ctx, batch, fresh, rep); err != nil {
+		if err := c.readHolds(ctx, batch, fresh, rep); err != nil {
 			return err
 		}
 		if int64(countHeld(fresh)) == used {
@@ -237,7 +221,7 @@ func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[st
 		}
 	}
 	maps.DeleteFunc(fresh, func(_, rc string) bool { return rc == "" })
-	e.state.setHolds(fresh)
+	c.state.setHolds(fresh)
 	if int64(len(fresh)) != used {
 		e.log.Warn("hold project usage does not match the holds found; is it used by anything else?",
 			"project", e.pol.Nova.HoldProject, "used", used, "holds", len(fresh))
@@ -246,18 +230,18 @@ func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[st
 }
 
 // readHolds reads the hold consumer of each node not yet in fresh.
-func (e *Engine) readHolds(ctx context.Context, nodes []string, fresh map[string]string, rep *NovaReport) error {
+func (c *cycle) readHolds(ctx context.Context, nodes []string, fresh map[string]string, rep *NovaReport) error {
 	for _, node := range nodes {
 		if _, done := fresh[node]; done {
 			continue
 		}
-		c, err := e.pc.GetConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
+		held, err := c.e.pc.GetConsumer(ctx, HoldConsumer(c.e.pol.OwnerTrait, node))
 		if err != nil {
 			return fmt.Errorf("read hold of %s: %w", node, err)
 		}
 		rep.Scanned++
 		fresh[node] = ""
-		for rc := range c.Resources[node] {
+		for rc := range held.Resources[node] {
 			fresh[node] = rc
 		}
 	}
@@ -268,58 +252,71 @@ func (e *Engine) readHolds(ctx context.Context, nodes []string, fresh map[string
 // inventory in one reshape. gen is the provider's generation ("" to read
 // it). It reports occupied, and no error, when Placement refuses the hold
 // because another consumer already uses the node's unit.
-func (e *Engine) placeHold(ctx context.Context, d Desired, gen placement.Generation) (occupied bool, err error) {
+func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generation) (occupied bool, err error) {
+	e := c.e
 	id := HoldConsumer(e.pol.OwnerTrait, d.UUID)
 	want := placement.Consumer{
 		Resources: map[string]map[string]int64{d.UUID: {d.Hold: d.Inventory[d.Hold].Total}},
 		ProjectID: e.pol.Nova.HoldProject, UserID: e.pol.Nova.HoldUser, Type: HoldConsumerType,
 	}
-	for attempt := 1; ; attempt++ {
+	err = e.retryOnConflict(ctx, func() error {
 		cur, err := e.pc.GetConsumer(ctx, id)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if cur.Resources[d.UUID][d.Hold] > 0 && len(cur.Resources) == 1 {
-			return false, nil // already there (placed by an earlier process)
+			return nil // already there (placed by an earlier process)
 		}
 		if gen == "" {
 			p, err := e.pc.GetProvider(ctx, d.UUID)
 			if err != nil {
-				return false, err
+				return err
 			}
 			gen = p.Generation
 		}
 		want.Generation = cur.Generation
-		err = e.reshape(ctx, d, gen, id, want)
+		err = c.reshape(ctx, d, gen, id, want)
 		switch {
 		case err == nil:
-			e.state.invalidate(d.UUID) // its generation moved: the sync reads it again
-			return false, nil
-		case errors.Is(err, placement.ErrConcurrentUpdate) && attempt < e.opts.MaxAttempts:
+			c.state.invalidate(d.UUID) // its generation moved: the sync reads it again
+		case errors.Is(err, placement.ErrConcurrentUpdate):
 			gen = ""
-			continue
 		case isConflict(err) && !errors.Is(err, placement.ErrInventoryInUse):
 			_, usages, uerr := e.pc.Usages(ctx, d.UUID)
-			if uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total {
-				return true, nil
+			if occupied = uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total; occupied {
+				return nil
 			}
 		}
-		return false, err
-	}
+		return onConflict(err)
+	})
+	return occupied, err
 }
 
 // reshape sends the hold's reshape; a class Placement does not know (a
 // class change to a new one; nova usually made it first) is created and
 // the reshape sent again, so known classes cost no request.
-func (e *Engine) reshape(ctx context.Context, d Desired, gen placement.Generation, id string, want placement.Consumer) error {
-	err := e.pc.Reshape(ctx, d.UUID, gen, d.Inventory, id, want)
+func (c *cycle) reshape(ctx context.Context, d Desired, gen placement.Generation, id string, want placement.Consumer) error {
+	err := c.w.putHold(ctx, d.UUID, gen, d.Inventory, id, want)
 	if !isBadRequest(err) {
 		return err
 	}
-	if cerr := e.ensureClasses(ctx, d.Inventory); cerr != nil {
+	if cerr := c.ensureClasses(ctx, d.Inventory); cerr != nil {
 		return cerr
 	}
-	return e.pc.Reshape(ctx, d.UUID, gen, d.Inventory, id, want)
+	return c.w.putHold(ctx, d.UUID, gen, d.Inventory, id, want)
+}
+
+// setNova and nova give the cycle's beside-nova report, under its lock.
+func (c *cycle) setNova(rep *NovaReport) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.r.Nova = rep
+}
+
+func (c *cycle) nova() *NovaReport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.r.Nova
 }
 
 func isConflict(err error) bool {

@@ -417,3 +417,30 @@ func TestOwnerNovaAsMarkerAlone(t *testing.T) {
 		t.Fatalf("nova's own provider: %+v", rep.Errors)
 	}
 }
+
+// A plan beside nova lists the holds a cycle would place and release, and
+// writes nothing: not the holds, not the book.
+func TestPlanShowsHolds(t *testing.T) {
+	r := besideRig(t, 3)
+	r.src.set(func(s *source) { s.nodes[0].Retired, s.nodes[1].Fault = true, "x" })
+	r.cleanCycle()
+	r.src.set(func(s *source) { s.nodes[1].Fault, s.nodes[2].Retired = "", true })
+	r.fake.ResetRequests()
+	plan := r.eng.Plan(context.Background())
+	var ops []string
+	for _, w := range plan.Writes {
+		ops = append(ops, string(w.Op)+" "+w.UUID)
+	}
+	want := []string{"hold " + nodeUUID(2), "release_hold " + nodeUUID(1)}
+	if !slices.Equal(ops, want) {
+		t.Fatalf("plan beside nova: %v, want %v", ops, want)
+	}
+	for _, q := range r.fake.Requests() {
+		if q.Method != "GET" {
+			t.Fatalf("a plan wrote: %s %s", q.Method, q.Path)
+		}
+	}
+	if rep := r.cleanCycle(); rep.Nova.Placed != 1 || rep.Nova.Released != 1 {
+		t.Fatalf("the cycle after the plan: %+v", rep.Nova)
+	}
+}
