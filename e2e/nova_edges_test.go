@@ -198,7 +198,7 @@ func (r *novaRig) heldNodeDeleted() {
 	t.Logf("FIGURE held node deleted: nova %d writes %v", len(nw), nw)
 	// nova's orphan delete is refused while the node is held (docs/NOVA.md).
 	for _, l := range r.nova.Errors()[before:] {
-		if !strings.Contains(l, "Failed to delete resource provider") || !strings.Contains(l, "placement.resource_provider.inuse") {
+		if !strings.Contains(l, "Failed to delete resource provider") || !strings.Contains(l, "Resource provider has allocations") {
 			t.Fatalf("nova logged at the deletion: %s", l)
 		}
 		t.Logf("FIGURE held node deleted: nova logged: %.300s", l)
