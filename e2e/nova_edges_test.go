@@ -204,17 +204,17 @@ func (r *novaRig) heldNodeDeleted() {
 		t.Logf("FIGURE held node deleted: nova logged: %.300s", l)
 		r.documented = append(r.documented, l)
 	}
-	for i := range 4 {
-		// Until its provider can be deleted, the proven deletion is
-		// reported blocked (reserved): that is the one error allowed.
-		ew, rep := r.engineStepAllowing(fmt.Sprintf("held node deleted, cycle %d", i), engine.ErrBlocked)
-		t.Logf("FIGURE held node deleted, engine cycle %d: %d writes %v, deleted %d, hold released %d", i, len(ew), ew, rep.Deleted, rep.Nova.Released)
-		if _, ok := readProvider(t, r.placement, u); !ok {
-			break
-		}
-		if i == 3 {
-			t.Fatalf("provider of the deleted node %s still there", u)
-		}
+	// First proof: the provider fully reserved (pending_deletion), then
+	// the hold released; second proof: the provider deleted.
+	ew, rep := r.engineStep("held node deleted, first proof")
+	t.Logf("FIGURE held node deleted, first proof: engine %d writes %v, hold released %d", len(ew), ew, rep.Nova.Released)
+	if rep.Nova.Released != 1 {
+		t.Fatalf("first proof: %+v", rep.Nova)
+	}
+	ew, rep = r.engineStep("held node deleted, second proof")
+	t.Logf("FIGURE held node deleted, second proof: engine %d writes %v, deleted %d", len(ew), ew, rep.Deleted)
+	if _, ok := readProvider(t, r.placement, u); ok || rep.Deleted != 1 {
+		t.Fatalf("provider of the deleted node %s still there after the second proof: %+v", u, rep.report)
 	}
 	polls, seen := p.stop()
 	t.Logf("FIGURE held node deleted: %d polls of allocation_candidates, %d saw it offered", polls, len(seen))
@@ -292,7 +292,7 @@ func (r *novaRig) pollCandidates(nodes ...string) *candidatePoller {
 			case <-tick.C:
 			}
 			for _, rc := range classes {
-				offered, err := candidates(r.placement, rc)
+				offered, err := offeredNow(r.placement, rc)
 				p.mu.Lock()
 				p.polls++
 				if err != nil {
@@ -318,9 +318,9 @@ func (p *candidatePoller) stop() (int, []string) {
 	return p.polls, p.seen
 }
 
-// candidates asks GET /allocation_candidates for one unit of rc, as nova's
+// offeredNow asks GET /allocation_candidates for one unit of rc, as nova's
 // scheduler asks for a bare-metal flavor, and returns the providers offered.
-func candidates(base, rc string) (map[string]bool, error) {
+func offeredNow(base, rc string) (map[string]bool, error) {
 	req, _ := http.NewRequest("GET", base+"/allocation_candidates?resources="+rc+":1", nil)
 	req.Header.Set("X-Auth-Token", "admin")
 	req.Header.Set("OpenStack-API-Version", "placement 1.39")

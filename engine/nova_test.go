@@ -317,14 +317,17 @@ func TestHoldReleasedForDeletedNodeOpensNoWindow(t *testing.T) {
 	r.cleanCycle()
 	windows := r.watchWindows(nodeUUID(0))
 	r.src.set(func(s *source) { s.nodes = s.nodes[1:]; s.gone[nodeUUID(0)] = true })
-	for i := range 4 {
-		r.cycle()
-		if _, ok := r.fake.Provider(nodeUUID(0)); !ok {
-			break
-		}
-		if i == 3 {
-			t.Fatal("provider of the deleted node still there after 4 cycles")
-		}
+	// First proof: the provider fully reserved (pending_deletion), then
+	// the hold released in the same cycle; second proof: deleted.
+	rep := r.cleanCycle()
+	if rep.Nova.Released != 1 || r.reserved(nodeUUID(0)) != 1 {
+		t.Fatalf("first proof: %+v, reserved %d", rep.Nova, r.reserved(nodeUUID(0)))
+	}
+	if rep = r.cleanCycle(); rep.Deleted != 1 {
+		t.Fatalf("second proof: %+v", rep)
+	}
+	if _, ok := r.fake.Provider(nodeUUID(0)); ok {
+		t.Fatal("provider of the deleted node still there after the second proof")
 	}
 	if len(*windows) > 0 {
 		t.Fatalf("deleted held node was allocatable: %v", *windows)
