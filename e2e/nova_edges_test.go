@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/internal/novatest"
+	"github.com/rpengine/rpengine/internal/testing/novatest"
 )
 
 // edgeFleet is small: the edges are per node.

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // TestStopDuringIronicListing sends SIGTERM to `engine run` while the Ironic

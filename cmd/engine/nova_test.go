@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/config"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // The printout names the owner marker and only custom marker traits (nova
