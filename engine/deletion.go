@@ -139,14 +139,15 @@ func vanished(nodes []hostabi.Node, desired []Desired, owned map[string]placemen
 // the gap. Answers about uuids the engine did not ask for are ignored.
 func (e *Engine) provenGone(asked, deleted, present []string, round int64, dry bool) []string {
 	now := e.now()
+	isAsked := setOf(asked) // a set, not a search per answer: 100,000 unlisted cost N²
 	for _, uuid := range present {
-		if slices.Contains(asked, uuid) && !dry {
-			e.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
+		if isAsked[uuid] && !dry {
+			e.state.forgetProof(uuid)
 		}
 	}
 	var ready []string
 	for _, uuid := range deleted {
-		if !slices.Contains(asked, uuid) {
+		if !isAsked[uuid] {
 			continue
 		}
 		k, _ := e.state.get(uuid)
@@ -179,6 +180,17 @@ func (e *Engine) forgetProofs(nodes []hostabi.Node) {
 		if k, ok := e.state.get(u); ok && !k.GoneSince.IsZero() {
 			e.state.update(u, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
 		}
+	}
+}
+
+// forgetProof drops a provider's proof of deletion, if it has one: a
+// node proven present every cycle must not rewrite the state file.
+func (s *State) forgetProof(uuid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k, ok := s.providers[uuid]; ok && (!k.GoneSince.IsZero() || k.ProofRound != 0) {
+		k.GoneSince, k.ProofRound = time.Time{}, 0
+		s.providers[uuid], s.dirty = k, true
 	}
 }
 
