@@ -162,6 +162,7 @@ func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
 		r.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return r
 	}
+	e.beginQuiet(ctx, listed)
 
 	// 4. Before the first write, the ownership record must hold all this
 	// cycle may add or create (record.go), on disk.

@@ -250,8 +250,12 @@ func short(s string) string {
 
 // reserveAll makes a provider of a deleted node unschedulable while it
 // cannot be deleted; the engine never removes allocations. A provider
-// already fully reserved costs one read and no write.
+// already fully reserved costs one read and no write, and none at all
+// while its generation is the one the reservation left (quiet.go).
 func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
+	if e.quiet.stillReserved(uuid) {
+		return nil
+	}
 	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
 		gen, inv, err := e.pc.Inventories(ctx, uuid)
 		if err != nil {
@@ -265,11 +269,12 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 			}
 		}
 		if changed {
-			_, err = e.pc.SetInventories(ctx, uuid, gen, inv)
+			gen, err = e.pc.SetInventories(ctx, uuid, gen, inv)
 		}
 		if !errors.Is(err, placement.ErrConcurrentUpdate) {
 			if err == nil {
 				e.state.invalidate(uuid)
+				e.quiet.sawReserved(uuid, gen)
 			}
 			return err
 		}

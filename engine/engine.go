@@ -67,6 +67,7 @@ type Engine struct {
 	counted int64
 	holds   holdBook     // beside nova: the holds placed (hold.go)
 	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
+	quiet   quiet        // providers left as they are while their generation holds (quiet.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

@@ -26,6 +26,9 @@ const (
 // conflict it re-reads the provider and plans again from the fresh state,
 // with backoff, up to MaxAttempts; on 404 it recreates the provider.
 func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Generation, dry bool) (outcome, []Write, int, error) {
+	if err := e.quiet.leftAlone(d.UUID, e.mayTakeOver); err != nil {
+		return unchanged, nil, 0, err // another's, unchanged since read: no request
+	}
 	exists, adopting := listed != "", false
 	conflicts := 0
 	seen, _ := e.state.get(d.UUID) // before this cycle: to see another writer's rewrite
@@ -49,12 +52,14 @@ func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Genera
 			// Re-read after a conflict: another engine took it over meanwhile
 			// (a hand-over); writing now would put two owner markers on it.
 			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
+				e.quiet.sawForeign(d.UUID, owner, o.Generation)
 				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: %w", d.UUID, owner, errOwned)
 			}
 		}
 		if adopting {
 			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
 			if owner != "" && !e.mayTakeOver(owner) {
+				e.quiet.sawForeign(d.UUID, owner, o.Generation)
 				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: %w", d.UUID, owner, errOwned)
 			}
 			if owner != "" {
