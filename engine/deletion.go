@@ -43,7 +43,7 @@ func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, desired
 		return
 	}
 	t := time.Now()
-	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
+	deleted, present, err := e.askProofs(ctx, checker, candidates)
 	r.proofTime = time.Since(t)
 	r.PluginMS += r.proofTime.Milliseconds()
 	if err != nil {

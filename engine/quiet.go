@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
 )
@@ -21,6 +22,9 @@ type quiet struct {
 	mu       sync.Mutex
 	foreign  map[string]foreignSeen          // uuid -> its owner and generation when seen
 	reserved map[string]placement.Generation // uuid -> generation our reservation left
+	// present: unlisted nodes the source proved present (out of scope),
+	// and when: asked again only after DeleteGrace.
+	present map[string]time.Time
 	// This cycle's listings: ours (by our marker) and other owners'.
 	listed, others map[string]placement.Generation
 }
@@ -113,4 +117,51 @@ func (e *Engine) beginQuiet(ctx context.Context, listed map[string]placement.Gen
 	q.mu.Lock()
 	q.listed, q.others = listed, others
 	q.mu.Unlock()
+}
+
+// toAsk splits unlisted providers into those whose node the source must
+// be asked about and those it proved present less than grace ago: a node
+// out of scope is not asked about every cycle. Waiting only delays a
+// deletion, which needs two proofs grace apart anyway.
+func (q *quiet) toAsk(candidates []string, now time.Time, grace time.Duration) (ask, present []string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.present) == 0 || grace <= 0 {
+		return candidates, nil
+	}
+	for _, u := range candidates {
+		if at, ok := q.present[u]; ok && now.Sub(at) < grace {
+			present = append(present, u)
+		} else {
+			ask = append(ask, u)
+		}
+	}
+	return ask, present
+}
+
+// sawPresent records the nodes proven present, among those asked, at now;
+// the asked ones not present lose their entry.
+func (q *quiet) sawPresent(present, asked []string, now time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, u := range asked {
+		delete(q.present, u)
+	}
+	if q.present == nil {
+		q.present = map[string]time.Time{}
+	}
+	for _, u := range present {
+		q.present[u] = now
+	}
+}
+
+// askProofs asks the source about the unlisted nodes it did not prove
+// present less than DeleteGrace ago, and counts those as present again.
+func (e *Engine) askProofs(ctx context.Context, checker DeletionChecker, candidates []string) (deleted, present []string, err error) {
+	ask, known := e.quiet.toAsk(candidates, e.now(), e.opts.DeleteGrace)
+	if len(ask) > 0 {
+		deleted, present, err = checker.ConfirmDeleted(ctx, ask)
+		e.quiet.sawPresent(present, ask, e.now())
+	}
+	return deleted, append(present, known...), err
 }

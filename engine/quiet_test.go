@@ -1,9 +1,13 @@
 package engine_test
 
 import (
+	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/hostabi"
 )
 
 // A provider another engine owns is read once and then left alone while
@@ -98,4 +102,66 @@ func countKind(errs []engine.Error, kind engine.ErrorKind) int {
 		}
 	}
 	return n
+}
+
+// scopeShrunk lists the first listed nodes of a fleet; the others exist
+// out of scope, and each ConfirmDeleted call is counted.
+type scopeShrunk struct {
+	*source
+	listed int
+	asked  []int
+}
+
+func (s *scopeShrunk) ListNodes(context.Context, hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+	return slices.Clone(s.nodes[:s.listed]), nil
+}
+
+func (s *scopeShrunk) ConfirmDeleted(_ context.Context, uuids []string) (deleted, present []string, err error) {
+	s.asked = append(s.asked, len(uuids))
+	for _, u := range uuids {
+		if s.gone[u] {
+			deleted = append(deleted, u)
+		} else {
+			present = append(present, u)
+		}
+	}
+	return deleted, present, nil
+}
+
+// A node proven present out of scope is asked about again only once
+// engine.delete_grace has passed, not every cycle; a node proven gone is
+// asked every cycle until its provider is deleted.
+func TestPresentNodesAreAskedAboutOncePerGrace(t *testing.T) {
+	r := newRig(t, 6)
+	clock := &stepClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	r.opts.DeleteGrace, r.opts.Clock, r.opts.DeleteLimit = time.Minute, clock, 1
+	src := &scopeShrunk{source: r.src, listed: 6}
+	r.eng = engine.New(src, r.pc, r.pol, r.opts, r.state, nil)
+	r.cleanCycle()
+	src.listed = 2 // 2-5 leave the scope; 5 is then deleted
+	rep := r.cycle()
+	if !slices.Equal(src.asked, []int{4}) || rep.Outcomes[2].Reason != engine.ReasonNodePresent {
+		t.Fatalf("first unlisted cycle asked %v; %+v", src.asked, rep.Outcomes)
+	}
+	clock.add(30 * time.Second)
+	rep = r.cycle()
+	if !slices.Equal(src.asked, []int{4}) || len(rep.Outcomes) != 6 || rep.Outcomes[2].Reason != engine.ReasonNodePresent {
+		t.Fatalf("within the grace: asked %v; %+v", src.asked, rep.Outcomes)
+	}
+	clock.add(31 * time.Second)
+	src.gone[nodeUUID(5)] = true
+	r.cycle()
+	if !slices.Equal(src.asked, []int{4, 4}) {
+		t.Fatalf("after the grace: asked %v", src.asked)
+	}
+	clock.add(40 * time.Second)
+	rep = r.cycle() // 5 asked again (pending), the others not
+	if !slices.Equal(src.asked, []int{4, 4, 1}) || rep.Outcomes[5].Kind != engine.KindPendingDeletion {
+		t.Fatalf("second proof within the grace: asked %v; %+v", src.asked, rep.Outcomes[5])
+	}
+	clock.add(30 * time.Second)
+	rep = r.cycle() // a grace after the others' last answer: all asked
+	if !slices.Equal(src.asked, []int{4, 4, 1, 4}) || rep.Deleted != 1 {
+		t.Fatalf("third proof: asked %v, deleted %d: %v", src.asked, rep.Deleted, rep.ErrorMessages())
+	}
 }
