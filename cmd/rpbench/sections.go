@@ -63,7 +63,7 @@ func goBenchSection(path string) ([]bench.Row, bench.Section, error) {
 	if err != nil {
 		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
 	}
-	return bench.PluginCeilings(ms), bench.Section{Body: string(b)}, nil
+	return append(bench.PluginCeilings(ms), bench.ProofRows(ms)...), bench.Section{Body: string(b)}, nil
 }
 
 type curveKind struct {
