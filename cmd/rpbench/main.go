@@ -151,6 +151,13 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 	if len(sizes) > 1 {
 		add(bench.GrowthRow(sizes, unlistedCPU))
 	}
+	dir := filepath.Dir(o.plugin)
+	fmt.Fprintln(os.Stderr, "rpbench: plugins' first start, with and without compiling ahead")
+	first, err := bench.FirstStart(o.engineBin, []string{filepath.Join(dir, "vmware.wasm"), filepath.Join(dir, "ironic.wasm")})
+	if err != nil {
+		return nil, nil, err
+	}
+	add(first...)
 	if o.real > 0 {
 		if err := realSteps(ctx, o, salt, add); err != nil {
 			return nil, nil, err

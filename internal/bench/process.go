@@ -42,8 +42,9 @@ func runEngine(bin, cfg string) (run, error) {
 }
 
 // RunMeasured is rpbench's run-measured subcommand: it runs args and
-// prints their wall time in nanoseconds and peak RSS in bytes (the
-// largest of the process and the children it waited for).
+// prints their wall time in nanoseconds, peak RSS in bytes (the largest
+// of the process and the children it waited for) and CPU (user+system,
+// theirs and their children's) in nanoseconds.
 func RunMeasured(args []string) {
 	start := time.Now()
 	cmd := exec.Command(args[0], args[1:]...)
@@ -54,7 +55,7 @@ func RunMeasured(args []string) {
 		os.Exit(1)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	fmt.Println(time.Since(start).Nanoseconds(), ru.Maxrss*1024)
+	fmt.Println(time.Since(start).Nanoseconds(), ru.Maxrss*1024, ru.Utime.Nano()+ru.Stime.Nano())
 }
 
 func tail(b []byte) []byte {
