@@ -68,6 +68,8 @@ type Engine struct {
 	holds   holdBook     // beside nova: the holds placed (hold.go)
 	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
 	quiet   quiet        // providers left as they are while their generation holds (quiet.go)
+	// changeLists counts the cycle's outcomes with changes (outcome.go).
+	changeLists atomic.Int64
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

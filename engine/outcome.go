@@ -192,13 +192,19 @@ func (e *Engine) outcome(o Outcome, held Observed) {
 	e.emit(ProviderOutcome{Outcome: o, Placement: held, Dry: e.dry})
 }
 
+// MaxChangeLists bounds the outcomes of one cycle that list their
+// changes (Outcome.Changes); the others leave them out and
+// Report.ChangesOmitted counts them. A plan lists them all.
+const MaxChangeLists = 1000
+
 // synced records a provider synced (or planned) without error: before
 // is what Placement held, after what it holds now.
 func (e *Engine) synced(d Desired, before, after Observed, ws []Write, dry bool) {
-	o := Outcome{Node: d.UUID, Name: d.NodeName, Kind: kindOf(planned(before, ws)),
-		Reserved: string(d.Reserved), Changes: Changes(before, ws)}
+	o := Outcome{Node: d.UUID, Name: d.NodeName, Kind: kindOf(planned(before, ws)), Reserved: string(d.Reserved)}
 	if dry {
-		o.Writes = ws
+		o.Writes, o.Changes = ws, Changes(before, ws)
+	} else if len(ws) > 0 && e.changeLists.Add(1) <= MaxChangeLists {
+		o.Changes = Changes(before, ws)
 	}
 	e.outcome(o, after)
 }

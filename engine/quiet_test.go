@@ -165,3 +165,24 @@ func TestPresentNodesAreAskedAboutOncePerGrace(t *testing.T) {
 		t.Fatalf("third proof: asked %v, deleted %d: %v", src.asked, rep.Deleted, rep.ErrorMessages())
 	}
 }
+
+// A cycle lists the changes of its first MaxChangeLists changed
+// providers and counts the others: a cold run over a large fleet keeps a
+// bounded report. Every provider still has its outcome.
+func TestChangeListsAreBoundedPerCycle(t *testing.T) {
+	n := engine.MaxChangeLists + 30
+	r := newRig(t, n)
+	rep := r.cleanCycle()
+	listed := 0
+	for _, o := range rep.Outcomes {
+		if len(o.Changes) > 0 {
+			listed++
+		}
+	}
+	if rep.Created != n || len(rep.Outcomes) != n || listed != engine.MaxChangeLists || rep.ChangesOmitted != 30 {
+		t.Fatalf("created %d, %d outcomes, %d with changes, %d omitted", rep.Created, len(rep.Outcomes), listed, rep.ChangesOmitted)
+	}
+	if rep = r.cleanCycle(); rep.ChangesOmitted != 0 {
+		t.Fatalf("idle cycle: %d omitted", rep.ChangesOmitted)
+	}
+}
