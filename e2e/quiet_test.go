@@ -60,10 +60,10 @@ func TestUnchangedProvidersCostNoRequestOnRealPlacement(t *testing.T) {
 	}
 	pol := engine.Policy{OwnerTrait: engine.OwnerTrait(fmt.Sprintf("quiet-%x", os.Getpid()))}
 	eng := engine.New(src, pc, pol, engine.Options{DeleteLimit: 0.1}, nil, nil)
-	if r := eng.Cycle(ctx, false); r.Created != 4 {
+	if r := eng.Cycle(ctx); r.Created != 4 {
 		t.Fatalf("first cycle: %+v", r.ErrorMessages())
 	}
-	if r := eng.Cycle(ctx, false); r.PlacementRequests != 2 {
+	if r := eng.Cycle(ctx); r.PlacementRequests != 2 {
 		t.Fatalf("foreign providers unchanged: %d requests, want 2 (our listing, theirs): %v", r.PlacementRequests, r.ErrorMessages())
 	}
 	// Nodes 4-7 are deleted at the source: over the limit of 1 a cycle.
@@ -71,15 +71,15 @@ func TestUnchangedProvidersCostNoRequestOnRealPlacement(t *testing.T) {
 	for i := 4; i < 8; i++ {
 		src.gone[uuidFor(t.Name(), i)] = true
 	}
-	eng.Cycle(ctx, false) // first proof
-	if r := eng.Cycle(ctx, false); r.Blocked != 4 {
+	eng.Cycle(ctx) // first proof
+	if r := eng.Cycle(ctx); r.Blocked != 4 {
 		t.Fatalf("second proof: %+v", r)
 	}
 	if p, _ := readProvider(t, url, uuidFor(t.Name(), 5)); p.Inventories["CUSTOM_GOLD"].Reserved != 1 {
 		t.Fatalf("blocked provider not reserved: %+v", p)
 	}
 	for range 2 {
-		if r := eng.Cycle(ctx, false); r.PlacementRequests != 2 || r.Blocked != 4 {
+		if r := eng.Cycle(ctx); r.PlacementRequests != 2 || r.Blocked != 4 {
 			t.Fatalf("unchanged foreign and blocked providers: %d requests, want 2; blocked %d", r.PlacementRequests, r.Blocked)
 		}
 	}

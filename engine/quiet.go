@@ -157,7 +157,8 @@ func (q *quiet) sawPresent(present, asked []string, now time.Time) {
 
 // askProofs asks the source about the unlisted nodes it did not prove
 // present less than DeleteGrace ago, and counts those as present again.
-func (e *Engine) askProofs(ctx context.Context, checker DeletionChecker, candidates []string) (deleted, present []string, err error) {
+func (c *cycle) askProofs(ctx context.Context, checker DeletionChecker, candidates []string) (deleted, present []string, err error) {
+	e := c.e
 	ask, known := e.quiet.toAsk(candidates, e.now(), e.opts.DeleteGrace)
 	if len(ask) > 0 {
 		deleted, present, err = checker.ConfirmDeleted(ctx, ask)

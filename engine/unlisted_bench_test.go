@@ -91,7 +91,7 @@ func measureUnlisted(b *testing.B, url string, n, cycles int) unlistedCost {
 	var reqs int64
 	for range cycles {
 		t := cpuTime()
-		r := eng.Cycle(ctx, false)
+		r := eng.Cycle(ctx)
 		cyc = append(cyc, cpuTime()-t)
 		reqs = r.PlacementRequests // the last: the first also negotiates the microversion
 		if len(r.Outcomes) != n || r.Outcomes[0].Reason != engine.ReasonNodePresent {
