@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -27,6 +28,9 @@ type quiet struct {
 	present map[string]time.Time
 	// This cycle's listings: ours (by our marker) and other owners'.
 	listed, others map[string]placement.Generation
+	// anyForeign says foreign is not empty: an idle cycle's syncs then
+	// skip the lock (100,000 of them).
+	anyForeign atomic.Bool
 }
 
 type foreignSeen struct {
@@ -42,6 +46,7 @@ func (q *quiet) sawForeign(uuid, owner string, gen placement.Generation) {
 		q.foreign = map[string]foreignSeen{}
 	}
 	q.foreign[uuid] = foreignSeen{owner, gen}
+	q.anyForeign.Store(true)
 }
 
 // sawReserved records that a blocked provider is fully reserved at gen.
@@ -76,6 +81,7 @@ func (q *quiet) owners(ours map[string]placement.Generation) []string {
 			out = append(out, f.owner)
 		}
 	}
+	q.anyForeign.Store(len(q.foreign) > 0)
 	for uuid := range q.reserved {
 		if _, mine := ours[uuid]; !mine {
 			delete(q.reserved, uuid)
@@ -89,6 +95,9 @@ func (q *quiet) owners(ours map[string]placement.Generation) []string {
 // by another manager that has not changed since the engine last looked
 // (nil when it must be looked at).
 func (q *quiet) leftAlone(uuid string, mayTakeOver func(string) bool) error {
+	if !q.anyForeign.Load() {
+		return nil
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	f, ok := q.foreign[uuid]
