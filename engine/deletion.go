@@ -45,7 +45,8 @@ func (c *cycle) reapVanished(ctx context.Context, nodes []hostabi.Node, desired 
 	}
 	proofs := c.proofCount(deleted)
 	ready := c.provenGone(candidates, deleted, present)
-	c.proofOutcomes(candidates, deleted, present, ready, proofs)
+	reserved := c.reservePending(ctx, candidates, deleted, ready, owned) // doubt.go
+	c.proofOutcomes(candidates, deleted, present, ready, proofs, reserved)
 	if limit := c.e.deleteLimit(len(owned)); len(ready) > limit {
 		c.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
@@ -181,29 +182,11 @@ func (c *cycle) reserveAll(ctx context.Context, uuid string) error {
 	if c.e.quiet.stillReserved(uuid) { // reserved at this generation: unchanged since (quiet.go)
 		return nil
 	}
-	return c.e.retryOnConflict(ctx, func() error {
-		gen, inv, err := c.e.pc.Inventories(ctx, uuid)
-		if err != nil {
-			return err
-		}
-		changed := false
-		for rc, i := range inv {
-			if i.Reserved != i.Total {
-				i.Reserved = i.Total
-				inv[rc], changed = i, true
-			}
-		}
-		if changed {
-			if gen, err = c.w.setInventories(ctx, uuid, gen, inv); err != nil {
-				return onConflict(err)
-			}
-		}
-		c.state.invalidate(uuid)
-		if c.plan == nil {
-			c.e.quiet.sawReserved(uuid, gen)
-		}
-		return nil
-	})
+	gen, err := c.reserveFully(ctx, uuid) // doubt.go
+	if err == nil && c.plan == nil {
+		c.e.quiet.sawReserved(uuid, gen)
+	}
+	return err
 }
 
 // ownCandidates keeps the candidates written for this engine's plugin
