@@ -40,9 +40,13 @@ func (c *cycle) proofCount(deleted []string) map[string]int {
 // ignored.
 func (c *cycle) provenGone(asked, deleted, present []string) []string {
 	now := c.e.now()
+	proofs := c.state.anyProof() // none: nothing to forget, the usual case
+	if !proofs && len(deleted) == 0 {
+		return nil
+	}
 	isAsked := setOf(asked) // a set, not a search per answer: 100,000 unlisted cost N²
 	for _, uuid := range present {
-		if isAsked[uuid] {
+		if proofs && isAsked[uuid] {
 			c.state.forgetProof(uuid)
 		}
 	}

@@ -148,12 +148,15 @@ func (q *quiet) toAsk(candidates []string, now time.Time, grace time.Duration) (
 	return ask, present
 }
 
-// sawPresent records the nodes proven present, among those asked, at now;
-// the asked ones not present lose their entry.
-func (q *quiet) sawPresent(present, asked []string, now time.Time) {
+// sawPresent records the nodes proven present at now, and forgets the
+// ones proven deleted; without a grace nothing is kept (toAsk asks all).
+func (q *quiet) sawPresent(present, deleted []string, now time.Time, grace time.Duration) {
+	if grace <= 0 {
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, u := range asked {
+	for _, u := range deleted {
 		delete(q.present, u)
 	}
 	if q.present == nil {
@@ -171,7 +174,7 @@ func (c *cycle) askProofs(ctx context.Context, checker DeletionChecker, candidat
 	ask, known := e.quiet.toAsk(candidates, e.now(), e.opts.DeleteGrace)
 	if len(ask) > 0 {
 		deleted, present, err = checker.ConfirmDeleted(ctx, ask)
-		e.quiet.sawPresent(present, ask, e.now())
+		e.quiet.sawPresent(present, deleted, e.now(), e.opts.DeleteGrace)
 	}
 	return deleted, append(present, known...), err
 }
