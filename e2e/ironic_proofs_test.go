@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // TestIronicProvesManyUnlistedNodesWithOneListing: the scope shrinks

@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/novatest"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/novatest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // writeCounter stands between one writer and Placement and records its

@@ -11,7 +11,7 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
 )
 
 // memSource lists nodes from memory and proves gone the ones in gone.

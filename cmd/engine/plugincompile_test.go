@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 )
 
 // plugin compile fills the cache the engine starts from: after it, the

@@ -16,7 +16,7 @@ one JSON line on stdout:
                                          (what nova's conductor writes when it builds one)
   {"op": "quit"}
 
-Bug 1841481's window, for the bench (internal/bench/nova_replay_test.go):
+Bug 1841481's window, for the bench (internal/testing/bench/nova_replay_test.go):
 when DIR/window.url exists, every periodic asks that URL, between the
 Ironic driver's node listing and its instance listing (_refresh_cache),
 for a change to make there; the bench applies it to Ironic and Placement

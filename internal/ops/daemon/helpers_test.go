@@ -16,7 +16,7 @@ import (
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // source is an in-memory inventory; listing may be held at a gate.
@@ -113,7 +113,7 @@ func (w *world) Settings() daemon.Settings               { return w.settings }
 func (w *world) Close(context.Context)                   { w.mu.Lock(); w.closed = true; w.mu.Unlock() }
 func (w *world) isClosed() bool                          { w.mu.Lock(); defer w.mu.Unlock(); return w.closed }
 
-func (r *rig) load(ctx context.Context, stop <-chan struct{}, prev daemon.World) (daemon.World, error) {
+func (r *rig) load(ctx context.Context, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
 	r.mu.Lock()
 	c := r.conf
 	r.loads++
