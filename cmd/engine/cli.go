@@ -96,6 +96,12 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdExplain(ctx, a, a.printer(out), log)
 		}},
+	{name: "audit", synopsis: "[--config FILE] [-o json|table]", summary: "compare the plugin's nodes with Placement and write nothing: missing providers, providers without a node, inventory, reserved, trait and aggregate drift, holds, foreign consumers, ownership conflicts; exit 0 clean, 3 drift found",
+		example: "engine audit -o json | jq .findings",
+		flags:   []string{"config", "json", "log-format"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdAudit(ctx, a, a.printer(out), log)
+		}},
 	{name: "validate", synopsis: "--config FILE", summary: "check the config, the identity, Placement and the plugin; stop at the first problem and name it",
 		example: "engine validate --config /etc/rpengine/config.toml",
 		flags:   []string{"config", "log-format"},
@@ -187,7 +193,8 @@ func usage(w io.Writer) {
 "engine help VERB" or "engine VERB --help" shows a verb's flags and an example.
 
 exit status: 0 done (once: Placement matches); 1 the cycle reported errors, or a
-service or the plugin failed; 2 the command line or the config file is wrong.`)
+service or the plugin failed; 2 the command line or the config file is wrong;
+3 audit found drift.`)
 }
 
 // dispatch parses the command line and runs the verb; it returns the
@@ -302,6 +309,8 @@ func exitStatus(verb string, err error, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errCycleFailed):
 		return exitFailed // the report said why
+	case errors.Is(err, errDrift):
+		return exitDrift // the audit listed it
 	case errors.Is(err, errUsage), errors.Is(err, errConfig):
 		fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
 		return exitUsage

@@ -52,6 +52,7 @@ func TestCLIGolden(t *testing.T) {
 		{"help-status.txt", []string{"help", "status"}, 0, true},
 		{"help-plugin.txt", []string{"plugin", "--help"}, 0, true},
 		{"help-explain.txt", []string{"help", "explain"}, 0, true},
+		{"help-audit.txt", []string{"audit", "--help"}, 0, true},
 		{"explain-no-node.txt", []string{"explain", "--config", "x.toml"}, 2, false},
 		{"explain-two-nodes.txt", []string{"explain", "a", "--config", "x.toml", "b"}, 2, false},
 		{"once-bad-output.txt", []string{"once", "-o", "yaml"}, 2, false},

@@ -161,7 +161,7 @@ func (x *explanation) readPlacement(ctx context.Context, pc *placement.Client, o
 	slices.Sort(v.Traits)
 	slices.Sort(v.Aggregates)
 	for _, t := range v.Traits {
-		if strings.HasPrefix(t, engine.OwnerTrait("")) && t != owner {
+		if strings.HasPrefix(t, engine.OwnerTraitPrefix) && t != owner {
 			x.Owner = t
 		}
 	}
