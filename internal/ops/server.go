@@ -10,12 +10,13 @@ import (
 	"time"
 )
 
-// Handler serves /metrics, /healthz, /readyz and the status page at /.
+// Handler serves /metrics, /healthz, /readyz, /livez and the status page at /.
 func (o *Ops) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", o.Metrics.Handler())
 	mux.HandleFunc("GET /healthz", probe(o.Healthy))
 	mux.HandleFunc("GET /readyz", probe(o.Ready))
+	mux.HandleFunc("GET /livez", probe(o.Live))
 	mux.HandleFunc("GET /{$}", o.ServeStatus)
 	mux.HandleFunc("GET /node/{uuid}", o.ServeNode)
 	return mux
