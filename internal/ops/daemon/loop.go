@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	sd "github.com/coreos/go-systemd/v22/daemon"
+
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/ops"
 )
@@ -43,9 +45,12 @@ type Loader func(ctx context.Context, stop <-chan struct{}, prev Setup) (Setup, 
 type Loop struct {
 	Load   Loader
 	Reload <-chan struct{} // one value per reload request (SIGHUP)
-	Log    *slog.Logger
-	Ops    *ops.Ops
-	Level  *slog.LevelVar // set from Settings.LogLevel at each load; may be nil
+	// Now asks for a cycle at once (SIGUSR1); requests during a cycle
+	// merge into one cycle right after it.
+	Now   <-chan struct{}
+	Log   *slog.Logger
+	Ops   *ops.Ops
+	Level *slog.LevelVar // set from Settings.LogLevel at each load; may be nil
 	// Jitter is the largest fraction of the interval added to each wait,
 	// so engines started together do not hit Placement in step.
 	Jitter float64
@@ -68,7 +73,10 @@ func (l *Loop) Run(ctx context.Context) error {
 		return err
 	}
 	l.activate(w, nil)
+	l.notify(sd.SdNotifyReady)
+	defer l.notify(sd.SdNotifyStopping)
 	go l.watchDependencies(ctx)
+	go l.watchdog(ctx)
 	r := reloader{loop: l, ctx: ctx, stop: stop, results: make(chan loaded, 1)}
 	defer func() { r.abandon(); w.Close(context.Background()) }()
 
@@ -77,10 +85,13 @@ func (l *Loop) Run(ctx context.Context) error {
 		done := make(chan engine.Report, 1)
 		go func() { done <- l.cycle(ctx, w) }()
 		var rep engine.Report
+		again := false
 		for waiting := true; waiting; {
 			select {
 			case rep = <-done:
 				waiting = false
+			case <-l.Now:
+				again = true
 			case <-l.Reload:
 				r.request(w)
 			case res := <-r.results:
@@ -92,25 +103,41 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.Log.Info("stopped after the cycle in flight; state saved")
 			return nil
 		}
-		w = r.swap(w)
-
-		timer := time.NewTimer(time.Until(end.Add(l.wait(w))))
-		for waiting := true; waiting; {
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				l.Log.Info("stopped between cycles")
+		nw := r.swap(w)
+		again = again || nw != w // a reload applies at once
+		w = nw
+		if !again {
+			var stopped bool
+			if w, stopped = l.idle(ctx, &r, w, end); stopped {
 				return nil
-			case <-timer.C:
-				waiting = false
-			case <-l.Reload:
-				r.request(w)
-			case res := <-r.results:
-				r.finished(res, w)
-				if nw := r.swap(w); nw != w {
-					w = nw // a new interval counts from the last cycle's end
-					timer.Reset(time.Until(end.Add(l.wait(w))))
-				}
+			}
+		}
+	}
+}
+
+// idle waits for the next cycle: the interval from the last cycle's end,
+// a request for a cycle now, or a reload, which applies at once. It
+// reports whether the daemon is stopping.
+func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, end time.Time) (Setup, bool) {
+	timer := time.NewTimer(time.Until(end.Add(l.wait(w))))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			l.Log.Info("stopped between cycles")
+			return w, true
+		case <-timer.C:
+			return w, false
+		case <-l.Now:
+			l.Log.Info("cycle requested (SIGUSR1): starting it now")
+			return w, false
+		case <-l.Reload:
+			r.request(w)
+		case res := <-r.results:
+			r.finished(res, w)
+			if nw := r.swap(w); nw != w {
+				l.Log.Info("reloaded: starting a cycle with the new configuration now")
+				return nw, false
 			}
 		}
 	}
