@@ -112,6 +112,7 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 		t.Error("audit created a provider")
 	}
 	res := runEngine(t, "audit", "--config", cfg)
+	t.Logf("engine audit:\n%s", res.stdout)
 	if res.code != 3 || !strings.Contains(res.stdout, "reserved") || !strings.Contains(res.stdout, "9 drifts found") {
 		t.Errorf("text: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}

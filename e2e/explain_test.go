@@ -77,6 +77,7 @@ func TestExplainAgainstRealPlacement(t *testing.T) {
 		t.Errorf("allocated node: %+v %+v", x.Why, x.Placement)
 	}
 	res := runEngine(t, "explain", u(1), "--config", cfg)
+	t.Logf("engine explain %s:\n%s", u(1), res.stdout)
 	if res.code != 0 || !strings.Contains(res.stdout, "provision_state = cleaning") || !strings.Contains(res.stdout, "CUSTOM_GOLD") {
 		t.Errorf("text: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
