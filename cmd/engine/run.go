@@ -36,7 +36,9 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	// log.level applies to the handler --log-format chose; the status
 	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)
-	log = slog.New(ops.Leveled(log.Handler(), level))
+	// Every record names the engine, so a pipeline that gathers several
+	// engines' logs can tell them apart (engine.id; a reload keeps it).
+	log = slog.New(ops.Leveled(log.Handler(), level)).With("engine", cfg.Engine.ID)
 
 	listen := cfg.Server.Listen
 	if listen != "" {

@@ -56,6 +56,8 @@ type Loop struct {
 	Jitter float64
 	// Cycled, if set, is called after each cycle is recorded (tests).
 	Cycled func(engine.Report)
+
+	errors errorLog
 }
 
 type loaded struct {
@@ -192,9 +194,7 @@ func (l *Loop) finish(w Setup, r engine.Report, start time.Time, stopped bool) t
 		"created", r.Created, "updated", r.Updated, "unchanged", r.Unchanged, "deleted", r.Deleted,
 		"quarantined", r.Quarantined, "conflicts", r.Conflicts, "errors", len(r.Errors),
 		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
-	for _, e := range r.Errors {
-		l.Log.Error("cycle error", "err", e.Message, "kind", e.Kind, "node", e.Node)
-	}
+	l.errors.record(l.Log, r, time.Now())
 	if l.Cycled != nil {
 		l.Cycled(r)
 	}
