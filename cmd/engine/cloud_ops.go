@@ -152,6 +152,8 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		// From the state file: a new process skips the discovery request.
 		Microversion: c.microversion,
 		NewNames:     cfg.Placement.NewNamesPerCycle,
+		MaxResponse:  int64(min(uint64(cfg.Placement.MaxResponse), 1<<62)),
+		MaxProviders: cfg.Placement.MaxProviders,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log

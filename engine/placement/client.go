@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -63,6 +64,10 @@ type Config struct {
 	// NewNames caps the custom traits and resource classes created
 	// between two BeginCycle calls (0: DefaultNewNames).
 	NewNames int
+	// MaxResponse caps one answer's body in bytes (0: DefaultMaxResponse);
+	// MaxProviders one listing's providers (0: DefaultMaxProviders).
+	MaxResponse  int64
+	MaxProviders int
 }
 
 // Client talks to one Placement. It is safe for concurrent use.
@@ -72,6 +77,8 @@ type Client struct {
 	retries  atomic.Int64
 	retry    Retry
 	log      *slog.Logger
+	maxBody  int64
+	maxList  int
 
 	mu      sync.Mutex
 	ensured map[string]bool // resource classes and traits known to exist
@@ -90,6 +97,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if c.budget.limit <= 0 {
 		c.budget.limit = DefaultNewNames
 	}
+	c.maxBody, c.maxList = cmp.Or(max(cfg.MaxResponse, 0), DefaultMaxResponse), cmp.Or(max(cfg.MaxProviders, 0), DefaultMaxProviders)
 	pc := cfg.Provider
 	if pc == nil {
 		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
@@ -227,16 +235,20 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 		return fmt.Errorf("%s %s: %w", method, u, err)
 	}
 	defer func() {
-		io.Copy(io.Discard, resp.Body) // drained bodies let the connection be reused
+		io.CopyN(io.Discard, resp.Body, maxDrain) // drained bodies let the connection be reused
 		resp.Body.Close()
 	}()
 	if out == nil {
 		return nil
 	}
+	if resp.ContentLength > c.maxBody {
+		return fmt.Errorf("%s %s: %w", method, u, tooLarge(c.maxBody))
+	}
+	body := capBody(resp.Body, c.maxBody)
 	if d, ok := out.(interface{ decodeFrom(io.Reader) error }); ok {
-		err = d.decodeFrom(resp.Body)
+		err = d.decodeFrom(body)
 	} else {
-		err = json.NewDecoder(resp.Body).Decode(out)
+		err = json.NewDecoder(body).Decode(out)
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s: malformed answer: %w", method, u, err)

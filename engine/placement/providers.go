@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 )
 
 // ListProviders returns every provider matching query (nil = all) with
@@ -14,7 +15,7 @@ func (c *Client) ListProviders(ctx context.Context, query url.Values) ([]Provide
 	if len(query) > 0 {
 		path += "?" + query.Encode()
 	}
-	if err := c.do(ctx, "GET", path, nil, &out, 200); err != nil {
+	if err := c.do(ctx, "GET", path, nil, listing{c.maxList, true, out.add}, 200); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -29,7 +30,7 @@ func (c *Client) ProviderGenerations(ctx context.Context, query url.Values, size
 	if len(query) > 0 {
 		path += "?" + query.Encode()
 	}
-	if err := c.do(ctx, "GET", path, nil, out, 200); err != nil {
+	if err := c.do(ctx, "GET", path, nil, listing{c.maxList, false, out.add}, 200); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -39,6 +40,9 @@ func (c *Client) ProviderGenerations(ctx context.Context, query url.Values, size
 func (c *Client) GetProvider(ctx context.Context, uuid string) (Provider, error) {
 	var p Provider
 	err := c.do(ctx, "GET", "resource_providers/"+url.PathEscape(uuid), nil, &p, 200)
+	if err == nil && (!strings.EqualFold(p.UUID, uuid) || p.Generation == "") {
+		err = fmt.Errorf("get provider %s: answer names %s with generation %q", uuid, quoteCut(p.UUID), p.Generation)
+	}
 	return p, err
 }
 
@@ -66,7 +70,7 @@ func (c *Client) DeleteProvider(ctx context.Context, uuid string) error {
 func (c *Client) Inventories(ctx context.Context, uuid string) (Generation, map[string]Inventory, error) {
 	var out inventories
 	err := c.do(ctx, "GET", providerPath(uuid, "inventories"), nil, &out, 200)
-	return out.Generation, out.Inventories, err
+	return out.Generation, out.Inventories, complete(err, out.Generation, "inventories", out.Inventories == nil)
 }
 
 // SetInventories replaces the whole inventory, guarded by gen. An empty
@@ -84,7 +88,7 @@ func (c *Client) SetInventories(ctx context.Context, uuid string, gen Generation
 func (c *Client) Traits(ctx context.Context, uuid string) (Generation, []string, error) {
 	var out traitSet
 	err := c.do(ctx, "GET", providerPath(uuid, "traits"), nil, &out, 200)
-	return out.Generation, out.Traits, err
+	return out.Generation, out.Traits, complete(err, out.Generation, "traits", out.Traits == nil)
 }
 
 // SetTraits replaces the provider's traits, guarded by gen.
@@ -101,7 +105,7 @@ func (c *Client) SetTraits(ctx context.Context, uuid string, gen Generation, set
 func (c *Client) Aggregates(ctx context.Context, uuid string) (Generation, []string, error) {
 	var out aggregateSet
 	err := c.do(ctx, "GET", providerPath(uuid, "aggregates"), nil, &out, 200)
-	return out.Generation, out.Aggregates, err
+	return out.Generation, out.Aggregates, complete(err, out.Generation, "aggregates", out.Aggregates == nil)
 }
 
 // SetAggregates replaces the provider's aggregates, guarded by gen.
@@ -121,7 +125,7 @@ func (c *Client) Usages(ctx context.Context, uuid string) (Generation, map[strin
 		Usages     map[string]int64 `json:"usages"`
 	}
 	err := c.do(ctx, "GET", providerPath(uuid, "usages"), nil, &out, 200)
-	return out.Generation, out.Usages, err
+	return out.Generation, out.Usages, complete(err, out.Generation, "usages", out.Usages == nil)
 }
 
 func providerPath(uuid, sub string) string {
@@ -141,6 +145,21 @@ type traitSet struct {
 type aggregateSet struct {
 	Generation Generation `json:"resource_provider_generation"`
 	Aggregates []string   `json:"aggregates"`
+}
+
+// complete checks that a read's answer held the generation and the key
+// asked for: read as empty, a missing key would be "corrected" by a write.
+func complete(err error, g Generation, key string, missing bool) error {
+	if err != nil {
+		return err
+	}
+	if g == "" {
+		return fmt.Errorf("placement answered a read of %s without resource_provider_generation", key)
+	}
+	if missing {
+		return fmt.Errorf("placement answered a read without %q", key)
+	}
+	return nil
 }
 
 // written checks that a successful write's answer carries the new

@@ -65,6 +65,11 @@ type Placement struct {
 	// NewNamesPerCycle caps the custom traits and resource classes
 	// created per cycle; the rest wait for later cycles (0: default).
 	NewNamesPerCycle int `toml:"new_names_per_cycle"`
+	// MaxResponse caps one answer's body; MaxProviders one listing's
+	// providers. A larger answer is refused whole and the cycle writes
+	// nothing (docs/SECURITY.md).
+	MaxResponse  Size `toml:"max_response"`
+	MaxProviders int  `toml:"max_providers"`
 }
 
 // Plugin is the [plugin] table: the plugin file, its limits and grants.
@@ -142,7 +147,8 @@ func defaults() *Config {
 		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
 			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
 			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
-		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
+		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns,
+			MaxResponse: placement.DefaultMaxResponse, MaxProviders: placement.DefaultMaxProviders},
 		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server:    Server{UnhealthyAfter: 3, History: 50},
@@ -207,6 +213,8 @@ func (c *Config) check() error {
 	req(c.Plugin.MaxFieldLength >= 0, "plugin.max_field_length", "must not be negative")
 	req(c.Plugin.MaxTraits >= 0, "plugin.max_traits", "must not be negative")
 	req(c.Placement.NewNamesPerCycle >= 0, "placement.new_names_per_cycle", "must not be negative")
+	req(c.Placement.MaxResponse >= 1<<20, "placement.max_response", "must be at least 1MiB")
+	req(c.Placement.MaxProviders > 0, "placement.max_providers", "must be at least 1")
 	if c.Plugin.Path != "" {
 		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))
