@@ -149,11 +149,11 @@ func defaults() *Config {
 			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
 		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns,
 			MaxResponse: placement.DefaultMaxResponse, MaxProviders: placement.DefaultMaxProviders},
-		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
-		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
-		Server:    Server{UnhealthyAfter: 3, History: 50},
-		Log:       Log{Level: "info"},
-		Coord:     defaultCoord(),
+		Plugin: Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
+		Auth:   Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
+		Server: Server{UnhealthyAfter: 3, History: 50},
+		Log:    Log{Level: "info"},
+		Coord:  defaultCoord(),
 	}
 }
 
