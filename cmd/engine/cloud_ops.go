@@ -176,6 +176,7 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		MaxResponse: uint32(min(uint64(cfg.Plugin.MaxResponse), 1<<32-1)),
 		Services:    c.services,
 		Credentials: c.creds,
+		SHA256:      cfg.Plugin.SHA256,
 		Logger:      log,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)

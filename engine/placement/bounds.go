@@ -81,6 +81,9 @@ func validListed(p Provider) error {
 	if !hostabi.ValidUUID(p.UUID) {
 		return fmt.Errorf("provider uuid %s is not a uuid", quoteCut(p.UUID))
 	}
+	if err := validGeneration(p.Generation); err != nil {
+		return fmt.Errorf("provider %s: %w", p.UUID, err)
+	}
 	if p.ParentUUID != nil && !hostabi.ValidUUID(*p.ParentUUID) {
 		return fmt.Errorf("provider %s: parent_provider_uuid %s is not a uuid", p.UUID, quoteCut(*p.ParentUUID))
 	}
@@ -89,9 +92,10 @@ func validListed(p Provider) error {
 
 // validGeneration accepts what Placement sends: a non-negative JSON
 // integer that fits in 63 bits, in its plain form. It is still sent back
-// byte for byte; the check only keeps a 10 MiB string out of writes and
-// the state file.
-func validGeneration(b []byte) error {
+// byte for byte; the check, on every answer the client returns a
+// generation from, keeps a 10 MiB string out of writes and the state file.
+func validGeneration(g Generation) error {
+	b := []byte(g)
 	if len(b) == 0 || len(b) > 19 || (len(b) > 1 && b[0] == '0') {
 		return fmt.Errorf("generation %s is not an integer in [0, 2^63)", quoteCut(string(b)))
 	}

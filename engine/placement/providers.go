@@ -40,8 +40,11 @@ func (c *Client) ProviderGenerations(ctx context.Context, query url.Values, size
 func (c *Client) GetProvider(ctx context.Context, uuid string) (Provider, error) {
 	var p Provider
 	err := c.do(ctx, "GET", "resource_providers/"+url.PathEscape(uuid), nil, &p, 200)
-	if err == nil && (!strings.EqualFold(p.UUID, uuid) || p.Generation == "") {
-		err = fmt.Errorf("get provider %s: answer names %s with generation %q", uuid, quoteCut(p.UUID), p.Generation)
+	if err == nil && !strings.EqualFold(p.UUID, uuid) {
+		err = fmt.Errorf("get provider %s: answer names %s", uuid, quoteCut(p.UUID))
+	}
+	if err == nil {
+		err = validGeneration(p.Generation)
 	}
 	return p, err
 }
@@ -54,8 +57,11 @@ func (c *Client) CreateProvider(ctx context.Context, uuid, name string) (Provide
 	if err := c.do(ctx, "POST", "resource_providers", in, &p, 200); err != nil {
 		return p, err
 	}
-	if p.UUID != uuid || p.Generation == "" {
-		return p, fmt.Errorf("create provider %s: answer names %q with generation %q", uuid, p.UUID, p.Generation)
+	if p.UUID != uuid {
+		return p, fmt.Errorf("create provider %s: answer names %s", uuid, quoteCut(p.UUID))
+	}
+	if err := validGeneration(p.Generation); err != nil {
+		return p, fmt.Errorf("create provider %s: %w", uuid, err)
 	}
 	return p, nil
 }
@@ -159,7 +165,7 @@ func complete(err error, g Generation, key string, missing bool) error {
 	if missing {
 		return fmt.Errorf("placement answered a read without %q", key)
 	}
-	return nil
+	return validGeneration(g)
 }
 
 // written checks that a successful write's answer carries the new
@@ -167,6 +173,11 @@ func complete(err error, g Generation, key string, missing bool) error {
 func written(g Generation, err error) (Generation, error) {
 	if err == nil && g == "" {
 		return "", fmt.Errorf("placement answered a write without resource_provider_generation")
+	}
+	if err == nil {
+		if err = validGeneration(g); err != nil {
+			return "", fmt.Errorf("placement answered a write with %w", err)
+		}
 	}
 	return g, err
 }

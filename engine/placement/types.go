@@ -18,15 +18,11 @@ func (g Generation) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON keeps the raw value; null is refused because a write
-// needs a real generation, and anything but an integer in range because
-// Placement sends nothing else (validGeneration).
+// needs a real generation.
 func (g *Generation) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
 		return fmt.Errorf("placement: missing generation")
-	}
-	if err := validGeneration(b); err != nil {
-		return fmt.Errorf("placement: %w", err)
 	}
 	*g = Generation(b)
 	return nil

@@ -74,7 +74,10 @@ type Placement struct {
 
 // Plugin is the [plugin] table: the plugin file, its limits and grants.
 type Plugin struct {
-	Path        string   `toml:"path"`
+	Path string `toml:"path"`
+	// SHA256, if set, pins the plugin file's digest: other content is
+	// refused at load and at every reload (docs/SECURITY.md).
+	SHA256      string   `toml:"sha256"`
 	Timeout     Duration `toml:"timeout"`
 	MemoryLimit Size     `toml:"memory_limit"`
 	CacheDir    string   `toml:"cache_dir"`
@@ -207,6 +210,8 @@ func (c *Config) check() error {
 	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
 	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")
 	req(c.Plugin.Path != "", "plugin.path", "is required")
+	req(c.Plugin.SHA256 == "" || wasmhost.ValidSHA256(c.Plugin.SHA256), "plugin.sha256",
+		"must be 64 hex digits, as `engine plugin inspect` prints")
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
 	req(c.Plugin.MaxRecords >= 0, "plugin.max_records", "must not be negative")

@@ -51,6 +51,8 @@ type moduleInfo struct {
 	Optional []string `json:"optional"`
 	// Imports lists the host functions it imports, as "module.name".
 	Imports []string `json:"imports"`
+	// SHA256 is the digest of the bytes compiled, in hex.
+	SHA256 string `json:"sha256"`
 }
 
 // check refuses a module that lacks an export, declares one with the wrong
