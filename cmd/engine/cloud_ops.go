@@ -39,7 +39,7 @@ func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*clou
 		return nil, err
 	}
 	c := &cloud{sess: sess, placement: cfg.Placement.Endpoint}
-	if c.placement == "" {
+	if c.placement == "" && !cfg.PluginOnly() {
 		if c.placement, err = sess.Endpoint("placement"); err != nil {
 			return nil, err
 		}

@@ -30,6 +30,9 @@ type Config struct {
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
 	Nova      Nova      `toml:"nova"`
+
+	// pluginOnly: loaded by LoadPlugin, for what runs the plugin alone.
+	pluginOnly bool
 }
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
@@ -104,12 +107,22 @@ type Plugin struct {
 }
 
 // Load reads and checks the file at path.
-func Load(path string) (*Config, error) {
+func Load(path string) (*Config, error) { return load(path, false) }
+
+// LoadPlugin is Load for a command that runs the plugin alone (engine
+// plugin test): Placement is not needed, so placement.endpoint is not
+// required and PluginOnly is true.
+func LoadPlugin(path string) (*Config, error) { return load(path, true) }
+
+// PluginOnly reports a config from LoadPlugin: nothing may call Placement.
+func (c *Config) PluginOnly() bool { return c.pluginOnly }
+
+func load(path string, pluginOnly bool) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := Parse(string(b), filepath.Dir(path))
+	c, err := parse(string(b), filepath.Dir(path), pluginOnly)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -117,8 +130,11 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse reads TOML text; dir resolves relative paths.
-func Parse(text, dir string) (*Config, error) {
+func Parse(text, dir string) (*Config, error) { return parse(text, dir, false) }
+
+func parse(text, dir string, pluginOnly bool) (*Config, error) {
 	c := defaults()
+	c.pluginOnly = pluginOnly
 	md, err := toml.Decode(text, c)
 	if err != nil {
 		var pe toml.ParseError
@@ -205,7 +221,7 @@ func (c *Config) check() error {
 	req(c.Engine.DeleteGrace >= 0, "engine.delete_grace", "must not be negative")
 	req(c.Engine.DeleteLimit > 0 && c.Engine.DeleteLimit <= 1, "engine.delete_limit", "must be in (0, 1]")
 	req(c.Engine.StopTimeout > 0, "engine.stop_timeout", "must be positive")
-	req(c.Placement.Endpoint != "" || c.Auth.Method != "noauth", "placement.endpoint",
+	req(c.Placement.Endpoint != "" || c.Auth.Method != "noauth" || c.pluginOnly, "placement.endpoint",
 		"is required with auth.method = \"noauth\" (with Keystone, the catalog supplies it)")
 	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
 	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")

@@ -269,6 +269,11 @@ func (p *Plugin) decoder(out any, records func(*bufio.Reader) error, lists ...li
 	return func(r io.Reader) error {
 		br := bufio.NewReaderSize(r, 64<<10)
 		if records != nil && isRecords(br) {
+			if p.opts.JSONAnswers {
+				// ABI §4: an encoding the host did not offer is refused, as
+				// a host that knows only JSON would.
+				return failure(KindBadAnswer, "answered in %s, which the host did not offer (only JSON)", hostabi.EncodingRecords)
+			}
 			return records(br)
 		}
 		return decodeAnswer(br, p.opts.Limits, p.budget(), out, lists...)
