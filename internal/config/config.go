@@ -205,6 +205,7 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
 	c.Auth.CACert = abs(c.Auth.CACert)
+	c.Server.WebConfigFile = abs(c.Server.WebConfigFile)
 }
 
 func (c *Config) check() error {

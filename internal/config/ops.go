@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/prometheus/exporter-toolkit/web"
 )
 
 // Auth is [auth]: how the engine authenticates to the cloud. See README.md.
@@ -44,6 +46,12 @@ type Server struct {
 	Listen         string `toml:"listen"`
 	UnhealthyAfter int    `toml:"unhealthy_after"`
 	History        int    `toml:"history"`
+	// MetricsListen, if set, serves /metrics alone on its own address;
+	// WebConfigFile is a Prometheus web configuration file (TLS, basic
+	// auth); AllowedHosts extends the Host allow-list (docs/SECURITY.md).
+	MetricsListen string   `toml:"metrics_listen"`
+	WebConfigFile string   `toml:"web_config_file"`
+	AllowedHosts  []string `toml:"allowed_hosts"`
 }
 
 // Log is [log].
@@ -189,6 +197,15 @@ func (c *Config) checkOps() []error {
 	if c.Server.Listen != "" {
 		_, _, err := net.SplitHostPort(c.Server.Listen)
 		req(err == nil, "server.listen", "%q is not host:port (e.g. \"127.0.0.1:9180\")", c.Server.Listen)
+	}
+	if c.Server.MetricsListen != "" {
+		_, _, err := net.SplitHostPort(c.Server.MetricsListen)
+		req(err == nil, "server.metrics_listen", "%q is not host:port (e.g. \"0.0.0.0:9181\")", c.Server.MetricsListen)
+		req(c.Server.Listen != "", "server.metrics_listen", "needs server.listen (the status page and probes)")
+	}
+	if c.Server.WebConfigFile != "" {
+		err := web.Validate(c.Server.WebConfigFile)
+		req(err == nil, "server.web_config_file", "%v", err)
 	}
 	req(c.Server.UnhealthyAfter >= 1, "server.unhealthy_after", "must be at least 1")
 	req(c.Server.History >= 1 && c.Server.History <= 10000, "server.history", "must be in [1, 10000]")
