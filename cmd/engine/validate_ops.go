@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -34,11 +35,11 @@ func (c *cloud) describeAuth() string {
 func (c *cloud) resolved(cfg *config.Config) []string {
 	var out []string
 	if cfg.Placement.Endpoint == "" {
-		out = append(out, "placement = "+c.placement)
+		out = append(out, "placement = "+redact.URL(c.placement))
 	}
 	for name, v := range cfg.Plugin.Services {
 		if c.services[name] != v {
-			out = append(out, fmt.Sprintf("plugin.services.%s (%s) = %s", name, v, c.services[name]))
+			out = append(out, fmt.Sprintf("plugin.services.%s (%s) = %s", name, v, redact.URL(c.services[name])))
 		}
 	}
 	sort.Strings(out)
@@ -59,9 +60,10 @@ func reachServices(ctx context.Context, o wasmhost.Options, v validation) error 
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		url := o.Services[name]
+		raw := o.Services[name]
+		url := redact.URL(raw) // what the messages show
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+		req, err := http.NewRequestWithContext(ctx, "GET", raw, nil)
 		if err != nil {
 			cancel()
 			return fmt.Errorf("plugin.services.%s: %w", name, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
+	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -48,6 +49,9 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("secret file readable by others", "detail", w)
+	}
 	level, err := ops.ParseLevel(cfg.Log.Level)
 	if err != nil {
 		return nil, fmt.Errorf("log.level: %w", err)
@@ -84,12 +88,12 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	src := ops.StoppableSource(ops.TimedSource(plugin, o.Metrics), stop)
 	w := &daemonWorld{cfg: cfg, plugin: plugin, cloud: c, eng: engine.New(src, pc, policy(cfg), opts, state, log),
 		state: state, key: key, level: level}
-	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
+	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: redact.URL(c.placement), Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,
 		LoadedAt: time.Now()}
 	pi := plugin.Info()
 	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
 	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", plugin.Name(),
-		"placement", c.placement, "microversion", pc.Microversion(), "auth", c.sess.String())
+		"placement", redact.URL(c.placement), "microversion", pc.Microversion(), "auth", c.sess.String())
 	return w, nil
 }

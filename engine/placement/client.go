@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Microversions: MinVersion is what the engine needs (1.26: reserved may
@@ -79,6 +81,7 @@ type Client struct {
 	log      *slog.Logger
 	maxBody  int64
 	maxList  int
+	shown    string // the endpoint as errors quote it, without credentials
 
 	mu      sync.Mutex
 	ensured map[string]bool // resource classes and traits known to exist
@@ -125,6 +128,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
 		Type:           "placement",
 	}
+	c.shown = redact.URL(c.sc.Endpoint)
 	if v := cfg.Microversion; v != "" && !less(v, MinVersion) && !less(WantVersion, v) {
 		c.sc.Microversion, c.cached = v, true
 		return c, nil
@@ -166,7 +170,7 @@ func (c *Client) negotiate(ctx context.Context) (string, error) {
 		} `json:"versions"`
 	}
 	if err := c.do(ctx, "GET", "", nil, &doc, 200); err != nil {
-		return "", fmt.Errorf("placement version discovery at %s: %w", c.sc.Endpoint, err)
+		return "", fmt.Errorf("placement version discovery at %s: %w", c.shown, err)
 	}
 	for _, v := range doc.Versions {
 		if v.ID != "v1.0" {
@@ -174,14 +178,14 @@ func (c *Client) negotiate(ctx context.Context) (string, error) {
 		}
 		if less(v.MaxVersion, MinVersion) {
 			return "", fmt.Errorf("placement at %s supports microversions up to %s; this engine needs at least %s",
-				c.sc.Endpoint, v.MaxVersion, MinVersion)
+				c.shown, v.MaxVersion, MinVersion)
 		}
 		if less(v.MaxVersion, WantVersion) {
 			return v.MaxVersion, nil
 		}
 		return WantVersion, nil
 	}
-	return "", fmt.Errorf("placement at %s: no v1.0 API in the version document", c.sc.Endpoint)
+	return "", fmt.Errorf("placement at %s: no v1.0 API in the version document", c.shown)
 }
 
 // less compares "1.26"-style microversions.
@@ -213,6 +217,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 
 func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, ok []int) error {
 	u := c.sc.Endpoint + path
+	shown := c.shown + path // what errors quote: no credential
 	opts := &gophercloud.RequestOpts{JSONBody: in, OkCodes: ok}
 	if out != nil {
 		opts.KeepResponseBody = true
@@ -230,9 +235,9 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 			if ue.Actual == http.StatusNotAcceptable && c.cached {
 				c.stale.Store(true)
 			}
-			return decodeAPIError(method, u, ue.Actual, ue.ResponseHeader, ue.Body)
+			return decodeAPIError(method, shown, ue.Actual, ue.ResponseHeader, ue.Body)
 		}
-		return fmt.Errorf("%s %s: %w", method, u, err)
+		return fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	defer func() {
 		io.CopyN(io.Discard, resp.Body, maxDrain) // drained bodies let the connection be reused
@@ -242,7 +247,7 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 		return nil
 	}
 	if resp.ContentLength > c.maxBody {
-		return fmt.Errorf("%s %s: %w", method, u, tooLarge(c.maxBody))
+		return fmt.Errorf("%s %s: %w", method, shown, tooLarge(c.maxBody))
 	}
 	body := capBody(resp.Body, c.maxBody)
 	if d, ok := out.(interface{ decodeFrom(io.Reader) error }); ok {
@@ -251,7 +256,7 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 		err = json.NewDecoder(body).Decode(out)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: malformed answer: %w", method, u, err)
+		return fmt.Errorf("%s %s: malformed answer: %w", method, shown, err)
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ type Config struct {
 
 	// pluginOnly: loaded by LoadPlugin, for what runs the plugin alone.
 	pluginOnly bool
+	// secretFiles were read for [auth]; warnings are from Load.
+	secretFiles []string
+	warnings    []string
 }
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
@@ -126,6 +129,7 @@ func load(path string, pluginOnly bool) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	c.warnReadable(path)
 	return c, nil
 }
 
@@ -150,12 +154,10 @@ func parse(text, dir string, pluginOnly bool) (*Config, error) {
 		return nil, err
 	}
 	c.resolve(dir)
-	if err := c.grantsToServices(func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
-	}); err != nil {
+	if err := c.readSecrets(dir); err != nil {
+		return nil, err
+	}
+	if err := c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }); err != nil {
 		return nil, err
 	}
 	return c, c.check()

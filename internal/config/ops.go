@@ -18,10 +18,13 @@ type Auth struct {
 	Cloud      string `toml:"cloud"`
 	CloudsFile string `toml:"clouds_file"`
 
-	AuthURL           string `toml:"auth_url"`
-	Username          string `toml:"username"`
-	UserID            string `toml:"user_id"`
-	Password          string `toml:"password"`
+	AuthURL  string `toml:"auth_url"`
+	Username string `toml:"username"`
+	UserID   string `toml:"user_id"`
+	Password string `toml:"password"`
+	// PasswordFile (and ApplicationCredentialSecretFile) hold the secret
+	// instead, read at load; see secrets.go for $CREDENTIALS_DIRECTORY.
+	PasswordFile      string `toml:"password_file"`
 	UserDomainName    string `toml:"user_domain_name"`
 	UserDomainID      string `toml:"user_domain_id"`
 	ProjectName       string `toml:"project_name"`
@@ -29,9 +32,10 @@ type Auth struct {
 	ProjectDomainName string `toml:"project_domain_name"`
 	ProjectDomainID   string `toml:"project_domain_id"`
 
-	ApplicationCredentialID     string `toml:"application_credential_id"`
-	ApplicationCredentialName   string `toml:"application_credential_name"`
-	ApplicationCredentialSecret string `toml:"application_credential_secret"`
+	ApplicationCredentialID         string `toml:"application_credential_id"`
+	ApplicationCredentialName       string `toml:"application_credential_name"`
+	ApplicationCredentialSecret     string `toml:"application_credential_secret"`
+	ApplicationCredentialSecretFile string `toml:"application_credential_secret_file"`
 
 	Region        string   `toml:"region"`
 	Interface     string   `toml:"interface"`
@@ -87,8 +91,8 @@ func (c *Config) checkAuth() []error {
 		"noauth":                 nil,
 		"env":                    {"region", "interface", "cacert"},
 		"cloud":                  {"cloud", "clouds_file", "region", "interface", "cacert"},
-		"password":               {"auth_url", "username", "user_id", "password", "user_domain_name", "user_domain_id", "project_name", "project_id", "project_domain_name", "project_domain_id", "region", "interface", "cacert"},
-		"application_credential": {"auth_url", "username", "user_id", "user_domain_name", "user_domain_id", "application_credential_id", "application_credential_name", "application_credential_secret", "region", "interface", "cacert"},
+		"password":               {"auth_url", "username", "user_id", "password", "password_file", "user_domain_name", "user_domain_id", "project_name", "project_id", "project_domain_name", "project_domain_id", "region", "interface", "cacert"},
+		"application_credential": {"auth_url", "username", "user_id", "user_domain_name", "user_domain_id", "application_credential_id", "application_credential_name", "application_credential_secret", "application_credential_secret_file", "region", "interface", "cacert"},
 	}[a.Method]
 	for _, k := range set {
 		if !slices.Contains(allowed, k) {
@@ -153,11 +157,12 @@ func (c *Config) checkAuth() []error {
 func (a Auth) fieldsSet() []string {
 	m := map[string]string{
 		"cloud": a.Cloud, "clouds_file": a.CloudsFile, "auth_url": a.AuthURL, "username": a.Username,
-		"user_id": a.UserID, "password": a.Password, "user_domain_name": a.UserDomainName,
+		"user_id": a.UserID, "password": a.Password, "password_file": a.PasswordFile, "user_domain_name": a.UserDomainName,
 		"user_domain_id": a.UserDomainID, "project_name": a.ProjectName, "project_id": a.ProjectID,
 		"project_domain_name": a.ProjectDomainName, "project_domain_id": a.ProjectDomainID,
 		"application_credential_id": a.ApplicationCredentialID, "application_credential_name": a.ApplicationCredentialName,
-		"application_credential_secret": a.ApplicationCredentialSecret, "region": a.Region,
+		"application_credential_secret":      a.ApplicationCredentialSecret,
+		"application_credential_secret_file": a.ApplicationCredentialSecretFile, "region": a.Region,
 		"interface": a.Interface, "cacert": a.CACert,
 	}
 	var out []string
