@@ -50,9 +50,14 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func tooLarge(max int64) error {
-	return fmt.Errorf("answer larger than placement.max_response (%d bytes): refused unread", max)
+// errTooLarge is an answer past placement.max_response.
+type errTooLarge struct{ max int64 }
+
+func (e errTooLarge) Error() string {
+	return fmt.Sprintf("answer larger than placement.max_response (%d bytes): refused unread", e.max)
 }
+
+func tooLarge(max int64) error { return errTooLarge{max} }
 
 // listing decodes a provider listing within the bounds: at most max
 // providers, each with a valid uuid and parent uuid (Placement validates

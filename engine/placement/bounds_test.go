@@ -142,7 +142,7 @@ func TestResponseSizeCap(t *testing.T) {
 	for _, chunked := range []bool{false, true} {
 		pc := hostileClient(t, placement.Config{MaxResponse: 1 << 20, MaxProviders: 1 << 30}, big(chunked))
 		_, err := pc.ListProviders(context.Background(), nil)
-		if err == nil || !strings.Contains(err.Error(), "larger than placement.max_response (1048576 bytes)") {
+		if err == nil || !strings.Contains(err.Error(), "/resource_providers: answer larger than placement.max_response (1048576 bytes)") {
 			t.Fatalf("chunked %v: %v", chunked, err)
 		}
 	}
@@ -185,5 +185,49 @@ func TestReadsNeedTheirKeys(t *testing.T) {
 		if err := c.call(pc); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// BenchmarkHugeListing: a 200 MiB listing of made-up providers (links
+// included, as Placement writes them), with the default caps and with
+// the caps lifted (the client before them). B/op is what decoding cost.
+// Rerun: go test -run X -bench HugeListing -benchtime 1x ./engine/placement/
+func BenchmarkHugeListing(b *testing.B) {
+	const size = 200 << 20
+	one := func(i int) string {
+		u := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+		return fmt.Sprintf(`{"uuid": %q, "name": %q, "generation": 1, "links": [{"rel": "self", "href": "/resource_providers/%s"}, `+
+			`{"rel": "inventories", "href": "/resource_providers/%s/inventories"}, {"rel": "usages", "href": "/resource_providers/%s/usages"}, `+
+			`{"rel": "aggregates", "href": "/resource_providers/%s/aggregates"}, {"rel": "traits", "href": "/resource_providers/%s/traits"}, `+
+			`{"rel": "allocations", "href": "/resource_providers/%s/allocations"}], "parent_provider_uuid": null, "root_provider_uuid": %q}`, u, u, u, u, u, u, u, u, u)
+	}
+	// Built once, so B/op counts the client's allocations only.
+	all := []byte(`{"resource_providers": [`)
+	for i := 0; len(all) < size; i++ {
+		if i > 0 {
+			all = append(all, ',')
+		}
+		all = append(all, one(i)...)
+	}
+	all = append(all, `]}`...)
+	body := func(w http.ResponseWriter) { w.Write(all) }
+	for _, c := range []struct {
+		name string
+		cfg  placement.Config
+	}{
+		{"default caps", placement.Config{}},
+		{"caps lifted", placement.Config{MaxResponse: 1 << 40, MaxProviders: 1 << 30}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			pc := hostileClient(&testing.T{}, c.cfg, body)
+			b.ReportAllocs()
+			for b.Loop() {
+				ps, err := pc.ProviderGenerations(context.Background(), nil, 0)
+				b.ReportMetric(float64(len(ps)), "providers")
+				if err != nil {
+					b.ReportMetric(1, "refused")
+				}
+			}
+		})
 	}
 }

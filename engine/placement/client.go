@@ -255,6 +255,9 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 	} else {
 		err = json.NewDecoder(body).Decode(out)
 	}
+	if big := (errTooLarge{}); errors.As(err, &big) {
+		return fmt.Errorf("%s %s: %w", method, shown, big)
+	}
 	if err != nil {
 		return fmt.Errorf("%s %s: malformed answer: %w", method, shown, err)
 	}
