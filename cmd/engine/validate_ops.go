@@ -95,13 +95,22 @@ func checkListen(cfg *config.Config, v validation) {
 		v.note("server.listen not set: no metrics, health checks or status page")
 		return
 	}
-	ln, err := net.Listen("tcp", cfg.Server.Listen)
-	if err != nil {
-		v.note("server.listen %s: %v (a running daemon may hold it)", cfg.Server.Listen, err)
-		return
+	for _, l := range [][2]string{{"server.listen", cfg.Server.Listen}, {"server.metrics_listen", cfg.Server.MetricsListen}} {
+		key, addr := l[0], l[1]
+		if addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			v.note("%s %s: %v (a running daemon may hold it)", key, addr, err)
+			continue
+		}
+		ln.Close()
+		v.ok("%s %s is free", key, addr)
 	}
-	ln.Close()
-	v.ok("server.listen %s is free", cfg.Server.Listen)
+	if cfg.Server.WebConfigFile != "" {
+		v.ok("server.web_config_file %s: TLS and basic auth as it says", cfg.Server.WebConfigFile)
+	}
 }
 
 func operations(info wasmhost.Info) string {
