@@ -152,7 +152,6 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		MaxConns: cfg.Placement.Connections,
 		// From the state file: a new process skips the discovery request.
 		Microversion: c.microversion,
-		NewNames:     cfg.Placement.NewNamesPerCycle,
 		MaxResponse:  int64(min(uint64(cfg.Placement.MaxResponse), 1<<62)),
 		MaxProviders: cfg.Placement.MaxProviders,
 	}

@@ -17,12 +17,6 @@ type plugin struct {
 	service string // the granted service's name, once configured
 }
 
-// version is the plugin's version, reported by describe; a build may set
-// it with -ldflags "-X main.version=...".
-var version = "1.0.0"
-
-func (p *plugin) Describe() (name, ver string) { return "vmware", version }
-
 // Services declares the one service the plugin calls: vCenter, outside
 // the catalog, under the configured name ("vcenter" by default).
 func (p *plugin) Services() []hostabi.Service {
@@ -32,6 +26,14 @@ func (p *plugin) Services() []hostabi.Service {
 	}
 	return []hostabi.Service{{Name: name}}
 }
+
+// version is the plugin's version, reported by describe (engine plugin
+// inspect, rpengine_plugin_info); a build may set it with
+// -ldflags "-X main.version=...".
+var version = "1.0.0"
+
+// Describe names the plugin before it is configured.
+func (p *plugin) Describe() (name, ver string) { return "vmware", version }
 
 func (p *plugin) Configure(raw []byte) (string, error) {
 	cfg, err := vcenter.ParseConfig(raw)
