@@ -50,7 +50,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 		return nil, err
 	}
 	for _, w := range cfg.Warnings() {
-		log.Warn("secret file readable by others", "detail", w)
+		log.Warn("credential file readable by others", "detail", w)
 	}
 	level, err := ops.ParseLevel(cfg.Log.Level)
 	if err != nil {

@@ -95,7 +95,7 @@ func TestWarnsOfReadableSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := cfg.Warnings(); len(w) != 1 || !strings.Contains(w[0], inline+" holds a secret and is readable by every user (mode -rw-r--r--)") {
+	if w := cfg.Warnings(); len(w) != 1 || !strings.Contains(w[0], inline+" holds a credential and is readable by every user (mode -rw-r--r--)") {
 		t.Fatalf("warnings %q", w)
 	}
 	os.Chmod(inline, 0o600)

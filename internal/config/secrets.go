@@ -110,7 +110,7 @@ func (c *Config) warnReadable(path string) {
 	for _, f := range files {
 		fi, err := os.Stat(f)
 		if err == nil && fi.Mode().Perm()&0o004 != 0 {
-			c.warnings = append(c.warnings, fmt.Sprintf("%s holds a secret and is readable by every user (mode %s): chmod o-r it",
+			c.warnings = append(c.warnings, fmt.Sprintf("%s holds a credential and is readable by every user (mode %s): chmod o-r it",
 				f, fi.Mode().Perm()&fs.ModePerm))
 		}
 	}
