@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -50,5 +52,29 @@ func TestPinnedDigest(t *testing.T) {
 				t.Fatalf("inspect: %v %q", err, info.SHA256)
 			}
 		})
+	}
+}
+
+// The plugin host process checks the pin on every start: a file replaced
+// while the plugin ran is refused when the process is restarted after a
+// call overran its time limit.
+func TestPinnedDigestHoldsAcrossPluginHostRestarts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hostile.wasm")
+	b, err := os.ReadFile(hostileWasm(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, b, 0o644)
+	p := mustLoad(t, path, map[string]any{"attack": "spin", "in": "list_instances"},
+		wasmhost.Options{Isolation: wasmhost.ChildProcess, SHA256: fileDigest(t, path), CallTimeout: time.Second})
+	if _, err := p.ListInstances(context.Background()); !wasmhost.IsKind(err, wasmhost.KindTimeout) {
+		t.Fatalf("want a timeout that kills the plugin host: %v", err)
+	}
+	other, _ := os.ReadFile(fakeWasm(t))
+	os.WriteFile(path, other, 0o644)
+	_, err = p.ListNodes(context.Background(), hostabi.ListNodesRequest{})
+	if !wasmhost.IsKind(err, wasmhost.KindRefused) || !strings.Contains(err.Error(), "as plugin.sha256 pins: refused") {
+		t.Fatalf("after the restart with another file: %v", err)
 	}
 }
