@@ -272,7 +272,7 @@ func (p *Plugin) decoder(out any, records func(*bufio.Reader) error, lists ...li
 			if p.opts.JSONAnswers {
 				// ABI §4: an encoding the host did not offer is refused, as
 				// a host that knows only JSON would.
-				return failure(KindBadAnswer, "answered in %s, which the host did not offer (only JSON)", hostabi.EncodingRecords)
+				return &limitError{fmt.Sprintf("answer refused: in %s, which the host did not offer (only JSON)", hostabi.EncodingRecords)}
 			}
 			return records(br)
 		}

@@ -18,7 +18,7 @@ func TestRecordsNotOfferedAreRefused(t *testing.T) {
 	cfg := map[string]any{"repeat": map[string]any{"head": string(b), "count": 0}}
 	p := guesttest.WasmLoader(raw()(t), wasmhost.Options{JSONAnswers: true}).OK(t, cfg)
 	nodes, err := p.ListNodes(context.Background(), hostabi.ListNodesRequest{})
-	if nodes != nil || !wasmhost.IsKind(err, wasmhost.KindBadAnswer) || !strings.Contains(err.Error(), "answered in rpb1, which the host did not offer") {
+	if nodes != nil || !wasmhost.IsKind(err, wasmhost.KindBadAnswer) || !strings.Contains(err.Error(), "answer refused: in rpb1, which the host did not offer") {
 		t.Fatalf("nodes %v, err %v", nodes, err)
 	}
 	p = guesttest.WasmLoader(raw()(t), wasmhost.Options{}).OK(t, cfg)
