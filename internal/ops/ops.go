@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Info describes the loaded configuration, for the status page. It holds
@@ -64,6 +65,7 @@ func (o *Ops) Configure(info Info) {
 	if info.History <= 0 {
 		info.History = 50
 	}
+	info.Placement = redact.URL(info.Placement) // the page has no authentication of its own
 	o.health.configure(info.Interval, info.UnhealthyAfter)
 	o.mu.Lock()
 	defer o.mu.Unlock()

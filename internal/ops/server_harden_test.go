@@ -199,3 +199,15 @@ func TestPageEscapesControlAndBidi(t *testing.T) {
 		}
 	}
 }
+
+// The page shows the Placement endpoint without its password, whoever
+// configured it.
+func TestPageRedactsTheEndpoint(t *testing.T) {
+	o := ops.New(nil)
+	o.Configure(ops.Info{Placement: "http://admin:Pw0rd1234@placement:8778"})
+	rec := httptest.NewRecorder()
+	o.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if page := rec.Body.String(); strings.Contains(page, "Pw0rd1234") || !strings.Contains(page, "http://admin:xxxxx@placement:8778") {
+		t.Fatalf("page:\n%s", page)
+	}
+}
