@@ -15,14 +15,13 @@ import (
 // (0.0.0.0, ::, empty), any IP literal and this machine's host name: an
 // IP literal cannot be rebound.
 type hostCheck struct {
-	any      bool
-	anyIP    bool
-	names    map[string]bool
-	listenOn string
+	any   bool
+	anyIP bool
+	names map[string]bool
 }
 
-func newHostCheck(bound, listen string, extra []string) hostCheck {
-	c := hostCheck{names: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}, listenOn: bound}
+func newHostCheck(listen string, extra []string) hostCheck {
+	c := hostCheck{names: map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}}
 	host, _, _ := net.SplitHostPort(listen)
 	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 		c.anyIP = true

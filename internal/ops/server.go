@@ -97,7 +97,7 @@ func (o *Ops) ServeWith(c ServeConfig, log *slog.Logger) (bound []string, stop f
 			stopAll()
 			return nil, nil, fmt.Errorf("%s %s: %w", ep.key, ep.addr, err)
 		}
-		h := guarded(ep.h, newHostCheck(ln.Addr().String(), ep.addr, c.AllowedHosts))
+		h := guarded(ep.h, newHostCheck(ep.addr, c.AllowedHosts))
 		bound = append(bound, ln.Addr().String())
 		stops = append(stops, serve(ln, h, c.WebConfigFile, log))
 	}
