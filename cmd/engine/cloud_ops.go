@@ -11,7 +11,6 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/auth"
 	"github.com/rpengine/rpengine/internal/config"
-	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/vcsession"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
@@ -198,8 +197,6 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 
 // stateKey names the Placement and engine a state file belongs to; with
 // the catalog, the endpoint is the resolved one.
-// stateKey names the Placement and engine a state file belongs to; it is
-// written in the file, so a credential in the endpoint is left out.
 func (c *cloud) stateKey(cfg *config.Config) string {
-	return redact.URL(c.placement) + " " + cfg.Engine.ID
+	return placementKey(c.placement) + " " + cfg.Engine.ID // no userinfo: no credential in the file
 }
