@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/auth"
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/testing/keystonetest"
 )
 
 // Against Debian's real Keystone: the password comes from a systemd

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/placementfake"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // With plugin.sha256 set, a replaced plugin file is refused by the reload

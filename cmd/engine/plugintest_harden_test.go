@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // rpb1Answer is a list_nodes answer in binary records: one node.

@@ -61,7 +61,7 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	}
 	defer co.Close()
 
-	var watched atomic.Value // the plugin of the world in use, for the file watch
+	var watched atomic.Value // the plugin of the setup in use, for the file watch
 	watched.Store(cfg.Plugin)
 	reload := hangups(ctx)
 	go watchFile(ctx, func() (string, bool) {
@@ -69,10 +69,10 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		return p.Path, p.ReloadOnChange
 	}, pluginPoll, reload, log)
 	loop := &daemon.Loop{
-		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.World) (daemon.World, error) {
-			w, err := loadWorld(ctx, path, log, o, stop, unwrap(prev))
+		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
+			w, err := loadSetup(ctx, path, log, o, stop, unwrap(prev))
 			if err == nil {
-				dw := w.(*daemonWorld)
+				dw := w.(*daemonSetup)
 				watched.Store(dw.cfg.Plugin)
 				if now := serveConfig(dw.cfg); !reflect.DeepEqual(now, listen) {
 					log.Warn("[server] listeners changed: they take effect at the next restart", "listening", listen.Listen)

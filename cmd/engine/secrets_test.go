@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // A password in placement.endpoint is never shown: not on the status

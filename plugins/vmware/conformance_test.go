@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/conformance"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/vcsimtest"
 	"github.com/rpengine/rpengine/internal/vcsession"
-	"github.com/rpengine/rpengine/internal/vcsimtest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
