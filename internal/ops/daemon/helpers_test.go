@@ -26,6 +26,9 @@ type source struct {
 	gate    chan struct{} // if set, ListNodes waits for it (or ctx)
 	entered chan int      // if set, ListNodes sends it its call number first
 	calls   int
+	// canceled, if set, is what a canceled listing returns instead of
+	// ctx.Err(), as a Wasm plugin words it.
+	canceled error
 }
 
 func (s *source) ListNodes(ctx context.Context, _ hostabi.ListNodesRequest) ([]hostabi.Node, error) {
@@ -40,6 +43,11 @@ func (s *source) ListNodes(ctx context.Context, _ hostabi.ListNodesRequest) ([]h
 		select {
 		case <-gate:
 		case <-ctx.Done():
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.canceled != nil {
+				return nil, s.canceled
+			}
 			return nil, ctx.Err()
 		}
 	}
