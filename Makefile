@@ -39,6 +39,7 @@ deps:
 	scripts/rust/install.sh
 	scripts/vcsim/install.sh
 	scripts/nova/install.sh
+	scripts/rabbitmq/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
@@ -126,6 +127,7 @@ BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nod
 endif
 bench-deps:
 	scripts/nova/install.sh
+	scripts/rabbitmq/install.sh
 	scripts/placement-prod/install.sh
 
 bench: build plugins bench-deps
