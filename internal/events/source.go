@@ -77,7 +77,7 @@ type Source struct {
 	opts     Options
 	password string // to redact
 	batches  chan Batch
-	q       queue
+	q        queue
 
 	mu    sync.Mutex
 	state State
@@ -176,9 +176,9 @@ func (s *Source) setState(up bool, err error) {
 // session is one connection: declare, bind, consume until it breaks.
 func (s *Source) session(ctx context.Context) error {
 	conn, err := amqp.DialConfig(s.opts.URL, amqp.Config{
-		Heartbeat: 10 * time.Second,
-		Locale:    "en_US",
-		Dial:      func(network, addr string) (net.Conn, error) { return net.DialTimeout(network, addr, 10*time.Second) },
+		Heartbeat:  10 * time.Second,
+		Locale:     "en_US",
+		Dial:       func(network, addr string) (net.Conn, error) { return net.DialTimeout(network, addr, 10*time.Second) },
 		Properties: amqp.Table{"connection_name": "rpengine " + s.opts.Queue},
 	})
 	if err != nil {
