@@ -30,6 +30,7 @@ type Config struct {
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
 	Nova      Nova      `toml:"nova"`
+	Events    Events    `toml:"events"`
 }
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
@@ -134,7 +135,7 @@ func Parse(text, dir string) (*Config, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return c, c.check()
+	return c, errors.Join(c.check(), errors.Join(c.checkEvents(dir)...))
 }
 
 func defaults() *Config {
@@ -148,6 +149,7 @@ func defaults() *Config {
 		Server:    Server{UnhealthyAfter: 3, History: 50},
 		Log:       Log{Level: "info"},
 		Coord:     defaultCoord(),
+		Events:    defaultEvents(),
 	}
 }
 
