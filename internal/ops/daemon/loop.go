@@ -28,8 +28,11 @@ type World interface {
 type Settings struct {
 	Interval    time.Duration // between cycles, before jitter
 	StopTimeout time.Duration // longest wait for writes in flight on stop
-	LogLevel    slog.Level
-	Info        ops.Info
+	// FullInterval is the time between full cycles while an EventWorld's
+	// events flow (events.go); 0 or at most Interval: no difference.
+	FullInterval time.Duration
+	LogLevel     slog.Level
+	Info         ops.Info
 }
 
 // Loader builds a world. stop closes when the daemon stops: the world's
@@ -101,7 +104,17 @@ func (l *Loop) Run(ctx context.Context) error {
 				l.Log.Info("stopped between cycles")
 				return nil
 			case <-timer.C:
+				if d := l.quiet(w, end); d > 0 { // events flow: the full cycle waits longer
+					timer.Reset(d)
+					continue
+				}
 				waiting = false
+			case b := <-hints(w):
+				if why := l.syncNodes(ctx, w, b); why != "" {
+					l.Log.Info("full cycle now", "why", why)
+					timer.Stop()
+					waiting = false
+				}
 			case <-l.Reload:
 				r.request(w)
 			case res := <-r.results:
@@ -120,8 +133,16 @@ func (l *Loop) Run(ctx context.Context) error {
 // flight and starts no other. Only past the stop timeout is ctx cancelled,
 // cutting what is still in flight.
 func (l *Loop) cycle(ctx context.Context, w World) engine.Report {
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	cctx, cancel := l.guard(ctx, w)
 	defer cancel()
+	l.Ops.CycleStarted()
+	return w.Cycle(cctx)
+}
+
+// guard is a context for the world's work that a stop does not cancel
+// until the stop timeout has passed.
+func (l *Loop) guard(ctx context.Context, w World) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -139,8 +160,7 @@ func (l *Loop) cycle(ctx context.Context, w World) engine.Report {
 		case <-cctx.Done():
 		}
 	}()
-	l.Ops.CycleStarted()
-	return w.Cycle(cctx)
+	return cctx, cancel
 }
 
 // finish saves the cache and records the cycle; it returns the end time.
