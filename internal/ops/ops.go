@@ -46,6 +46,7 @@ type Ops struct {
 	logged   bool      // a progress line was logged this cycle
 	reloadOK bool
 	reload   string // the last reload's result
+	bus      bus    // the event source, if any (bus.go)
 }
 
 // New starts recording. now is the clock (time.Now in production).
@@ -143,7 +144,10 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 }
 
 // Ready answers /readyz.
-func (o *Ops) Ready() (bool, string) { return o.health.ready() }
+func (o *Ops) Ready() (bool, string) {
+	ok, why := o.health.ready()
+	return ok, o.busReason(why)
+}
 
 // Healthy answers /healthz.
 func (o *Ops) Healthy() (bool, string) { return o.health.healthy(o.now()) }
@@ -160,7 +164,8 @@ type Status struct {
 	Done, Total   int
 	Reload        string
 	ReloadOK      bool
-	Cycles        []Cycle // newest first
+	Cycles        []Cycle   // newest first
+	Bus           *BusState // nil without [events]
 }
 
 // Snapshot copies the current status.
@@ -168,6 +173,7 @@ func (o *Ops) Snapshot() Status {
 	s := Status{Now: o.now()}
 	s.Ready, s.ReadyReason = o.Ready()
 	s.Healthy, s.HealthyReason = o.Healthy()
+	s.Bus = o.busState()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s.Info, s.Running, s.Done, s.Total = o.info, o.running, o.done, o.total
