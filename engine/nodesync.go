@@ -184,3 +184,6 @@ func distinctUUIDs(uuids []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// Scope is what the engine manages now (SetScope may change it).
+func (e *Engine) Scope() Scope { return e.pol.Scope }

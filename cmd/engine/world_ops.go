@@ -28,15 +28,20 @@ type daemonWorld struct {
 	info   ops.Info
 	level  slog.Level
 	cloud  *cloud
+	ev     *worldEvents // [events], nil without (events.go)
 }
 
 func (w *daemonWorld) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx, false) }
 func (w *daemonWorld) Save() error                             { return w.state.Save() }
-func (w *daemonWorld) Close(ctx context.Context)               { w.plugin.Close(ctx); w.cloud.close(ctx) }
+func (w *daemonWorld) Close(ctx context.Context) {
+	w.ev.stop()
+	w.plugin.Close(ctx)
+	w.cloud.close(ctx)
+}
 
 func (w *daemonWorld) Settings() daemon.Settings {
 	return daemon.Settings{Interval: w.cfg.Engine.Interval.D(), StopTimeout: w.cfg.Engine.StopTimeout.D(),
-		LogLevel: w.level, Info: w.info}
+		LogLevel: w.level, Info: w.info, FullInterval: w.cfg.Events.FullInterval.D()}
 }
 
 // loadWorld reads the config at path and builds everything a cycle needs.
@@ -87,6 +92,10 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,
 		LoadedAt: time.Now()}
+	if w.ev, err = startEvents(cfg, plugin, o, log); err != nil {
+		plugin.Close(ctx)
+		return nil, err
+	}
 	pi := plugin.Info()
 	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
 	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", plugin.Name(),

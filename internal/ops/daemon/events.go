@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/events"
 )
 
@@ -59,4 +60,18 @@ func (l *Loop) quiet(w World, end time.Time) time.Duration {
 		return 0
 	}
 	return min(left, s.Interval)
+}
+
+// FollowUpper is an EventWorld that may want the next full cycle sooner
+// than its interval after a cycle (e.g. the second proof of a node
+// deletion an event announced).
+type FollowUpper interface {
+	FollowUp(r engine.Report) time.Duration
+}
+
+func followUp(w World, r engine.Report) time.Duration {
+	if f, ok := w.(FollowUpper); ok {
+		return f.FollowUp(r)
+	}
+	return 0
 }

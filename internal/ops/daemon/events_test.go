@@ -59,9 +59,10 @@ func TestEventsPaceFullCycles(t *testing.T) {
 			t.Fatalf("full cycles at %v; want the second 101 s after the first", s)
 		}
 		w.hints <- events.Batch{Lost: true, Why: "reconnected"}
-		synctest.Wait()
-		if n := len(tl.all("start")); n != 3 {
-			t.Fatalf("a lost batch did not bring a full cycle: %d cycles", n)
+		w.hints <- events.Batch{Lost: true, Why: "again"} // a storm of bad batches: still one cycle per interval
+		time.Sleep(5 * time.Second)                       // 115 s: the second cycle ended at 102 s
+		if s := tl.all("start"); len(s) != 3 || s[2].at.Sub(s[1].at) != 11*time.Second {
+			t.Fatalf("full cycles at %v; want a lost batch to bring the third to one interval after the second ended", s)
 		}
 		w.live.Store(false) // the bus is down: back to Interval
 		before := len(tl.all("start"))

@@ -96,7 +96,12 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 		w = r.swap(w)
 
-		timer := time.NewTimer(time.Until(end.Add(l.wait(w))))
+		wait, soon := l.wait(w), followUp(w, rep)
+		if soon > 0 {
+			wait = min(wait, soon)
+		}
+		timer := time.NewTimer(time.Until(end.Add(wait)))
+		fallback := false
 		for waiting := true; waiting; {
 			select {
 			case <-ctx.Done():
@@ -104,16 +109,20 @@ func (l *Loop) Run(ctx context.Context) error {
 				l.Log.Info("stopped between cycles")
 				return nil
 			case <-timer.C:
-				if d := l.quiet(w, end); d > 0 { // events flow: the full cycle waits longer
+				if d := l.quiet(w, end); d > 0 && soon == 0 && !fallback { // events flow: the full cycle waits longer
 					timer.Reset(d)
 					continue
 				}
 				waiting = false
 			case b := <-hints(w):
-				if why := l.syncNodes(ctx, w, b); why != "" {
-					l.Log.Info("full cycle now", "why", why)
-					timer.Stop()
-					waiting = false
+				// Events that cannot be trusted bring the full cycle back to
+				// engine.interval, the periodic engine's pace, never sooner:
+				// a stream of bad messages costs no more full cycles than
+				// running without events.
+				if why := l.syncNodes(ctx, w, b); why != "" && !fallback {
+					fallback = true
+					l.Log.Info("full cycle at engine.interval: events cannot be trusted", "why", why)
+					timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
 				}
 			case <-l.Reload:
 				r.request(w)
