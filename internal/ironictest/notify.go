@@ -14,6 +14,8 @@ import (
 // (a RabbitMQ, e.g. internal/events/rabbittest). Ironic then publishes to
 // the exchange "ironic", topic ironic_versioned_notifications, for every
 // node change. The RPC transport stays "none" (all-in-one Ironic).
+// `retry = 0`: oslo's default (-1) retries a notification forever, which
+// would hang Ironic's API calls while a test has the bus stopped.
 func StartRealNotifying(t testing.TB, transportURL string) string {
 	t.Helper()
 	if transportURL == "" {
@@ -49,7 +51,7 @@ func notifying(transportURL string) func(string) string {
 			return conf
 		}
 		conf = strings.Replace(conf, "[DEFAULT]\n", "[DEFAULT]\nnotification_level = info\n", 1)
-		return conf + "\n[oslo_messaging_notifications]\ndriver = messagingv2\ntransport_url = " +
+		return conf + "\n[oslo_messaging_notifications]\ndriver = messagingv2\nretry = 0\ntransport_url = " +
 			strings.Replace(transportURL, "amqp://", "rabbit://", 1) + "\n"
 	}
 }
