@@ -110,20 +110,23 @@ func (w *daemonWorld) NodeSync(ctx context.Context, b events.Batch) string {
 	if b.Lost {
 		return ev.fallback("events", "messages may have been missed: "+b.Why)
 	}
-	uuids, stamps, why := ev.mapBatch(ctx, b, w.eng.Scope())
-	if why != "" {
-		return ev.fallback("unreadable", why)
-	}
-	if len(uuids) == 0 {
-		return ""
-	}
+	// The nodes of the messages it could read are synced even when some
+	// could not be: the full cycle that follows covers those.
+	uuids, stamps, unreadable := ev.mapBatch(ctx, b, w.eng.Scope())
 	if len(uuids) > hostabi.MaxReadNodes {
 		return ev.fallback("overflow", fmt.Sprintf("%d nodes in one batch, more than a node sync reads", len(uuids)))
 	}
-	r := w.eng.SyncNodes(ctx, ev.reader, uuids)
-	ev.synced(r, stamps)
-	if r.FullCycle != "" {
-		return ev.fallback("node_sync", r.FullCycle)
+	var why string
+	if len(uuids) > 0 {
+		r := w.eng.SyncNodes(ctx, ev.reader, uuids)
+		ev.synced(r, stamps)
+		why = r.FullCycle
+	}
+	switch {
+	case unreadable != "":
+		return ev.fallback("unreadable", unreadable)
+	case why != "":
+		return ev.fallback("node_sync", why)
 	}
 	return ""
 }
@@ -131,25 +134,26 @@ func (w *daemonWorld) NodeSync(ctx context.Context, b events.Batch) string {
 // mapBatch asks the plugin which nodes the messages concern, keeping the
 // ones this engine's partitions hold (shards and conductor groups are
 // known only once the node is read), and the notification times per node.
-func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engine.Scope) ([]string, map[string][]time.Time, string) {
+func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engine.Scope) (uuids []string, stamps map[string][]time.Time, unreadable string) {
 	msgs := make([]hostabi.EventMessage, 0, len(b.Messages))
 	for _, m := range b.Messages {
 		msgs = append(msgs, hostabi.EventMessage{Body: string(m.Body), Topic: m.RoutingKey})
 	}
-	stamps := map[string][]time.Time{}
-	var uuids []string
+	stamps = map[string][]time.Time{}
 	for len(msgs) > 0 {
 		part := msgs[:min(len(msgs), hostabi.MaxEventsPerCall)]
 		msgs = msgs[len(part):]
 		mapped, err := ev.plugin.MapEvents(ctx, part)
 		if err != nil {
 			ev.m.Failed.Add(float64(len(part)))
-			return nil, nil, fmt.Sprintf("map_events: %v", err)
+			unreadable = fmt.Sprintf("map_events: %v", err)
+			continue
 		}
 		for i, e := range mapped {
 			if e.Error != "" {
 				ev.m.Failed.Inc()
-				return nil, nil, fmt.Sprintf("message %q unreadable: %s", clipText(part[i].Body, 120), e.Error)
+				unreadable = fmt.Sprintf("message %q unreadable: %s", clipText(part[i].Body, 120), e.Error)
+				continue
 			}
 			kept := 0
 			for _, u := range e.Nodes {
@@ -172,7 +176,7 @@ func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engin
 			}
 		}
 	}
-	return uuids, stamps, ""
+	return uuids, stamps, unreadable
 }
 
 // synced records a node sync: its outcome, and the lag of every
