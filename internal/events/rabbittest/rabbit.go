@@ -103,6 +103,9 @@ func (b *Broker) start() error {
 		"RABBITMQ_LOG_BASE="+filepath.Join(b.dir, "log"),
 		"RABBITMQ_ENABLED_PLUGINS_FILE="+filepath.Join(b.dir, "enabled_plugins"),
 		"RABBITMQ_SERVER_ERL_ARGS=-start_epmd false",
+		// The script then execs the VM instead of staying its parent, so
+		// Pdeathsig reaches beam itself if the test process dies.
+		"RUNNING_UNDER_SYSTEMD=true",
 	)
 	if err := b.spawn(srv, "rabbitmq.log"); err != nil {
 		return err
