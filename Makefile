@@ -138,9 +138,12 @@ bench: build plugins bench-deps
 		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/bench/
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
 		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/bench/
+	RPBENCH_EVENTS=1 RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
+		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test -count=1 -timeout 60m -run 'TestEventLagBench$$' -v ./internal/bench/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
-		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
+		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
 		-started $$(cat build/bench-started) -command "make bench BENCH=$(BENCH)"
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and
