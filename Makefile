@@ -7,12 +7,18 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
+.PHONY: demo-stop release release-test monitoring-test plugin-kit bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
 
 all: build plugins
 
+# STAMP puts the commit into every build (Go's VCS stamp is off here:
+# -buildvcs=false); the version is cmd/engine/version.go's (docs/RELEASE.md).
+COMMIT   := $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+MODIFIED := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo true || echo false)
+STAMP    := -ldflags "-X main.commit=$(COMMIT) -X main.modified=$(MODIFIED)"
+
 build:
-	$(GO) build -o bin/engine ./cmd/engine
+	$(GO) build $(STAMP) -o bin/engine ./cmd/engine
 
 plugins: $(PLUGINS)/fake.wasm $(PLUGINS)/ironic.wasm $(PLUGINS)/vmware.wasm rust-example
 
@@ -40,6 +46,7 @@ deps:
 	scripts/vcsim/install.sh
 	scripts/nova/install.sh
 	scripts/rabbitmq/install.sh
+	scripts/release/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
 # (internal/ops; needs root or sudo). It does nothing when present.
@@ -65,6 +72,10 @@ unit: plugins
 
 demo: build plugins
 	scripts/demo.sh
+
+# demo-stop stops the daemon and the Placement that make demo left running.
+demo-stop:
+	scripts/demo.sh stop
 
 # demo-ironic runs the engine with the Ironic plugin against a local real
 # Ironic (fake-hardware nodes) and Placement, both from Debian's packages.
@@ -168,5 +179,25 @@ check:
 	$(GO) run ./internal/tools/doccheck .
 	scripts/check-tree.sh
 
+# release builds dist/: static binaries for linux/amd64 and arm64, the
+# plugins, the licence inventory, a CycloneDX SBOM, the Debian packages,
+# the OCI image and SHA256SUMS, reproducibly (docs/RELEASE.md).
+# release-test builds it twice, in two checkouts and two Go caches, and
+# fails unless the checksums match, then checks the Debian package and
+# the image. monitoring-test runs promtool on deploy/monitoring.
+release:
+	scripts/release/release.sh
+
+release-test:
+	scripts/release/reproducible.sh
+
+monitoring-test:
+	scripts/release/monitoring-test.sh
+
+# plugin-kit builds a plugin from `engine plugin new` in a directory
+# outside the repository and runs the kit on it (docs/PLUGIN-SDK.md).
+plugin-kit: build
+	scripts/release/plugin-kit.sh
+
 clean:
-	rm -rf bin build .demo
+	rm -rf bin build .demo dist

@@ -1,9 +1,33 @@
 #!/usr/bin/env bash
 # make demo: run the engine with the fake plugin against a local real
-# Placement, show what it wrote, run it again to show it writes nothing.
+# Placement, show what it wrote, run it again to show it writes nothing,
+# then leave Placement and `engine run` (the daemon, with its status page)
+# running so that the README's next commands work, and say how to stop
+# them. `scripts/demo.sh stop` (or `make demo-stop`) stops what it started.
+# RPENGINE_DEMO_KEEP=0 stops everything at the end instead (CI).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 mkdir -p .demo
+listen=127.0.0.1:9180
+
+stop_demo() {
+	if [ -f .demo/engine.pid ] && kill -0 "$(cat .demo/engine.pid)" 2>/dev/null; then
+		kill -TERM "$(cat .demo/engine.pid)"
+		for _ in $(seq 1 50); do kill -0 "$(cat .demo/engine.pid)" 2>/dev/null || break; sleep 0.2; done
+		echo "stopped engine run (PID $(cat .demo/engine.pid))"
+	fi
+	rm -f .demo/engine.pid
+	if [ -f .demo/placement/api.pid ]; then
+		scripts/placement/stop.sh .demo/placement
+		echo "stopped the demo's Placement"
+	fi
+}
+if [ "${1:-}" = stop ]; then
+	stop_demo
+	exit 0
+fi
+stop_demo >/dev/null 2>&1 || true # a previous demo's daemon holds the state file
+
 url=${RPENGINE_PLACEMENT_URL:-http://127.0.0.1:8778}
 started=""
 if ! curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$url/resource_providers"; then
@@ -13,6 +37,7 @@ if ! curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$url/resource_providers"; t
 	url=http://127.0.0.1:8778
 	started=yes
 fi
+# On a failure before the daemon runs, stop the Placement this run started.
 trap '[ -n "$started" ] && scripts/placement/stop.sh .demo/placement' EXIT
 sed "s#http://127.0.0.1:8778#$url#" config.toml > .demo/config.toml
 sed -i 's#"build/plugins/#"../build/plugins/#; s#".demo/state.json"#"state.json"#' .demo/config.toml
@@ -32,3 +57,31 @@ bin/engine show --config .demo/config.toml
 echo
 echo "== engine once again: nothing changed, so no writes (one Placement request)"
 bin/engine once --config .demo/config.toml
+
+if [ "${RPENGINE_DEMO_KEEP:-1}" = 0 ]; then
+	exit 0 # the EXIT trap stops the Placement this run started
+fi
+echo
+echo "== engine run: the daemon, every 60 s, with its status page and metrics on $listen"
+setsid bin/engine run --config .demo/config.toml > .demo/run.log 2>&1 < /dev/null &
+echo $! > .demo/engine.pid
+for _ in $(seq 1 100); do
+	curl -sf -o /dev/null "http://$listen/readyz" && break
+	kill -0 "$(cat .demo/engine.pid)" 2>/dev/null || { echo "engine run exited:"; tail -n 20 .demo/run.log; exit 1; }
+	sleep 0.2
+done
+curl -sf -o /dev/null "http://$listen/readyz" || { echo "engine run is not ready after 20 s:"; tail -n 20 .demo/run.log; exit 1; }
+trap - EXIT # from here on the demo stays up
+cat <<MSG
+
+The demo is running:
+  status page   http://$listen/            (the node table, the last cycles, drift)
+  metrics       http://$listen/metrics
+  the daemon    PID $(cat .demo/engine.pid), log .demo/run.log, config .demo/config.toml
+  Placement     $url$([ -n "$started" ] && echo " (started by the demo, log .demo/placement/api.log)")
+
+Try: bin/engine show --config .demo/config.toml
+     bin/engine plan --config .demo/config.toml --node n3
+     curl -s http://$listen/metrics | grep '^rpengine_cycles_total'
+Stop it all: make demo-stop   (or scripts/demo.sh stop)
+MSG

@@ -74,7 +74,7 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdStatus(ctx, a.config, a.json, out)
 		}},
-	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm", summary: "print a plugin's ABI version, name, version and capabilities, or run the conformance suite against it (exit 1 on a FAIL)",
+	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm | new NAME [DIR]", summary: "print a plugin's ABI version, name, version and capabilities, run the conformance suite against it (exit 1 on a FAIL), or write a new plugin with the SDK beside it (docs/PLUGIN-SDK.md)",
 		example: "engine plugin inspect --json /usr/lib/rpengine/ironic.wasm",
 		raw:     true,
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {

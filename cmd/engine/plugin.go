@@ -14,10 +14,13 @@ import (
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
-// cmdPlugin runs the plugin subcommands: inspect and test.
+// cmdPlugin runs the plugin subcommands: inspect, test and new.
 func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, log *slog.Logger) error {
 	if len(args) > 0 && args[0] == "test" {
 		return cmdPluginTest(ctx, args[1:], asJSON, out, log)
+	}
+	if len(args) > 0 && args[0] == "new" {
+		return cmdPluginNew(args[1:], out)
 	}
 	if len(args) == 0 || args[0] != "inspect" {
 		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)

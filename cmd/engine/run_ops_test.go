@@ -259,7 +259,7 @@ func TestExampleConfigsParse(t *testing.T) {
 	}
 	dir := t.TempDir()
 	text := string(b)
-	for _, f := range []string{"/etc/rpengine/clouds.yaml", "/usr/local/lib/rpengine/ironic.wasm"} {
+	for _, f := range []string{"/etc/rpengine/clouds.yaml", "/usr/lib/rpengine/ironic.wasm"} {
 		stand := filepath.Join(dir, filepath.Base(f))
 		os.WriteFile(stand, []byte("x"), 0o644)
 		text = strings.ReplaceAll(text, f, stand)

@@ -9,26 +9,37 @@ import (
 	"github.com/rpengine/rpengine/hostabi"
 )
 
-// buildVersion is the engine's version: the module's (a tagged build),
-// else "devel"; the commit comes from the VCS stamp Go adds.
+// version is the release this source tree is: the one version source.
+// The Makefile, scripts/release (the Debian package, the image labels)
+// and CHANGELOG.md read it from here; bump it when cutting a release
+// (docs/RELEASE.md). A packager may override it at link time with
+// -ldflags "-X main.version=...".
+var version = "0.2.0"
+
+// commit is set at link time (-ldflags "-X main.commit=..."; the Makefile
+// and make release do) because builds here run with -buildvcs=false, and
+// a source tarball has no VCS; without either it stays "unknown". A Go
+// VCS stamp, when present, wins: it cannot be stale.
+var commit = "unknown"
+
+// modified is "true" when the build's tree differed from commit (set at
+// link time like commit).
+var modified = "false"
+
+// buildVersion is the engine's version, commit and the parts it is built
+// from, for --version and rpengine_build_info.
 type buildVersion struct {
 	Version, Commit, Go, Wazero string
 	Modified                    bool
 	ABI                         int
 }
 
-// commit may be set at link time (-ldflags "-X main.commit=...") where
-// the build has no VCS stamp (GOFLAGS=-buildvcs=false, a source tarball).
-var commit = "unknown"
-
 func readVersion() buildVersion {
-	v := buildVersion{Version: "devel", Commit: commit, Go: runtime.Version(), Wazero: "unknown", ABI: hostabi.Version}
+	v := buildVersion{Version: version, Commit: commit, Modified: modified == "true",
+		Go: runtime.Version(), Wazero: "unknown", ABI: hostabi.Version}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
-	}
-	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
-		v.Version = mv
 	}
 	for _, s := range bi.Settings {
 		switch s.Key {

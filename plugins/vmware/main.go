@@ -15,6 +15,14 @@ type plugin struct {
 	rt http.RoundTripper
 }
 
+// version is the plugin's version, reported by describe (engine plugin
+// inspect, rpengine_plugin_info); a build may set it with
+// -ldflags "-X main.version=...".
+var version = "1.0.0"
+
+// Describe names the plugin before it is configured.
+func (p *plugin) Describe() (name, ver string) { return "vmware", version }
+
 func (p *plugin) Configure(raw []byte) (string, error) {
 	cfg, err := vcenter.ParseConfig(raw)
 	if err != nil {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The Debian package, installed for real (root; CI runs it on a fresh
+# machine): lintian (each remaining tag is overridden with its reason in
+# deploy/debian/lintian-overrides), dpkg -i, then the installed binary as
+# the package's system user: --version, validate on the shipped config
+# edited for a local real Placement and the fake plugin, one cycle (once),
+# a second one that writes nothing; then dpkg --purge.
+#   scripts/release/deb-test.sh dist/rpengine_VERSION-1_amd64.deb
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+deb=$1
+version=$(scripts/release/version.sh)
+work=$(mktemp -d)
+chmod 0755 "$work"
+cleanup() {
+	scripts/placement/stop.sh "$work/placement" >/dev/null 2>&1 || true
+	dpkg --purge rpengine >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "deb-test: lintian"
+lintian --fail-on error,warning --suppress-tags-from-file /dev/null "$deb"
+
+echo "deb-test: dpkg -i $(basename "$deb")"
+dpkg -i "$deb"
+dpkg -L rpengine | grep -E '^/(usr/bin/rpengine|usr/lib/rpengine/ironic.wasm|etc/rpengine/rpengine.toml|lib/systemd/system/rpengine.service)$'
+getent passwd rpengine
+stat -c '%U:%G %a %n' /etc/rpengine/rpengine.toml /var/lib/rpengine
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze security --offline=true /lib/systemd/system/rpengine.service | tail -n 1
+fi
+
+echo "deb-test: rpengine --version"
+out=$(/usr/bin/rpengine --version)
+echo "$out"
+grep -qx "engine $version" <<<"$out" || { echo "deb-test: --version does not say $version"; exit 1; }
+if commit=$(git rev-parse HEAD 2>/dev/null); then
+	grep -q "commit: *$commit" <<<"$out" || { echo "deb-test: --version does not name commit $commit"; exit 1; }
+fi
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+scripts/placement/start.sh "$work/placement" "$port" >/dev/null
+# The shipped config, edited for a local Placement (noauth2) and the fake
+# plugin: the Ironic tables go, everything else (the state file in
+# /var/lib/rpengine, the server, the log) stays as shipped.
+cfg=$work/rpengine.toml
+awk '/^\[(auth|placement|plugin\.services|plugin\.config)\]/ {skip=1; next} /^\[/ {skip=0} !skip' \
+	/etc/rpengine/rpengine.toml | sed 's#"/usr/lib/rpengine/ironic.wasm"#"/usr/lib/rpengine/fake.wasm"#' > "$cfg"
+cat >> "$cfg" <<CONF
+
+[auth]
+method = "noauth"
+
+[placement]
+endpoint = "http://127.0.0.1:$port"
+token = "admin"
+
+[plugin.config]
+nodes = 16
+seed = 5
+resource_classes = ["baremetal-gold"]
+CONF
+chmod 0644 "$cfg"
+as_user() { runuser -u rpengine -- env XDG_CACHE_HOME=/var/cache "$@"; }
+
+echo "deb-test: rpengine validate (as rpengine, the shipped config edited)"
+as_user /usr/bin/rpengine validate --config "$cfg"
+echo "deb-test: rpengine once, twice"
+as_user /usr/bin/rpengine once --config "$cfg" --json > "$work/once1.json"
+as_user /usr/bin/rpengine once --config "$cfg" --json > "$work/once2.json"
+python3 - "$work/once1.json" "$work/once2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+print(f"first cycle: {a['nodes']} nodes, {a['created']} created, {len(a['errors'])} errors; "
+      f"second: {b['created'] + b['updated'] + b['deleted']} writes, {b['placement_requests']} Placement requests")
+assert not a["errors"] and not b["errors"], (a["errors"], b["errors"])
+assert a["nodes"] == 16 and a["created"] == 16, a
+assert b["created"] + b["updated"] + b["deleted"] == 0 and b["placement_requests"] == 1, b
+PY
+test -s /var/lib/rpengine/state.json || { echo "deb-test: no state in /var/lib/rpengine"; exit 1; }
+stat -c '%U %a %n' /var/lib/rpengine/state.json
+echo "deb-test: dpkg --purge"
+dpkg --purge rpengine
+test ! -e /usr/bin/rpengine && test ! -e /var/lib/rpengine
+echo "deb-test: the package installed, ran a cycle against the real Placement and purged cleanly"
