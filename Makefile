@@ -177,6 +177,7 @@ check:
 	$(TOOLS)/staticcheck ./... $(HOSTABI)
 	$(WASMENV) $(TOOLS)/staticcheck -checks inherit,-U1000 ./plugins/... $(HOSTABI:...=guest/...)
 	$(GO) run ./internal/tools/doccheck .
+	$(GO) run ./internal/tools/funclen -max 60 engine
 	scripts/check-tree.sh
 
 # release builds dist/: static binaries for linux/amd64 and arm64, the

@@ -43,7 +43,7 @@ func newScripted(t *testing.T, world map[string]any) *scripted {
 
 func (s *scripted) cycle() engine.Report {
 	s.t.Helper()
-	r := s.eng.Cycle(context.Background(), false)
+	r := s.eng.Cycle(context.Background())
 	if len(r.Errors) > 0 {
 		s.t.Fatalf("cycle errors: %v", r.Errors)
 	}

@@ -21,12 +21,12 @@ func BenchmarkIdleCycle10k(b *testing.B) {
 	}
 	src := &source{nodes: fleet(10000), gone: map[string]bool{}}
 	eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("b")}, engine.Options{}, nil, nil)
-	if r := eng.Cycle(context.Background(), false); len(r.Errors) > 0 {
+	if r := eng.Cycle(context.Background()); len(r.Errors) > 0 {
 		b.Fatal(r.Errors[0])
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if r := eng.Cycle(context.Background(), false); r.PlacementRequests != 1 {
+		if r := eng.Cycle(context.Background()); r.PlacementRequests != 1 {
 			b.Fatalf("idle cycle sent %d requests", r.PlacementRequests)
 		}
 	}
@@ -44,7 +44,7 @@ func BenchmarkColdCycle1k(b *testing.B) {
 		src := &source{nodes: fleet(1000), gone: map[string]bool{}}
 		eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("b")}, engine.Options{}, nil, nil)
 		b.StartTimer()
-		if r := eng.Cycle(context.Background(), false); r.Created != 1000 {
+		if r := eng.Cycle(context.Background()); r.Created != 1000 {
 			b.Fatalf("created %d", r.Created)
 		}
 		b.StopTimer()

@@ -18,7 +18,7 @@ import (
 func TestNewNamesPerCycleAreCapped(t *testing.T) {
 	fake := placementfake.New()
 	defer fake.Close()
-	pc, err := placement.New(context.Background(), placement.Config{Endpoint: fake.URL(), Token: "admin", NewNames: 10})
+	pc, err := placement.New(context.Background(), placement.Config{Endpoint: fake.URL(), Token: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,21 +31,12 @@ func TestNewNamesPerCycleAreCapped(t *testing.T) {
 		nodes = append(nodes, n)
 	}
 	src := &source{nodes: nodes}
-	eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("budget")}, engine.Options{Concurrency: 1}, nil, nil)
+	eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("budget")}, engine.Options{Concurrency: 1, NewNames: 10}, nil, nil)
 	// 1 owner trait + 3 classes + 24 traits = 28 new names: three cycles.
-	created := func() int {
-		n := 0
-		for _, r := range fake.Requests() {
-			if r.Method == "PUT" && (strings.HasPrefix(r.Path, "/traits/") || strings.HasPrefix(r.Path, "/resource_classes/")) {
-				n++
-			}
-		}
-		return n
-	}
 	for cycle := 1; cycle <= 3; cycle++ {
 		fake.ResetRequests()
-		r := eng.Cycle(context.Background(), false)
-		if got := created(); got > 10 {
+		r := eng.Cycle(context.Background())
+		if got := namesCreated(fake); got > 10 {
 			t.Fatalf("cycle %d created %d names, budget 10", cycle, got)
 		}
 		waits := 0
@@ -60,7 +51,7 @@ func TestNewNamesPerCycleAreCapped(t *testing.T) {
 			t.Fatalf("cycle %d: errors %q, want exactly one budget line until the last", cycle, r.Errors)
 		}
 	}
-	r := eng.Cycle(context.Background(), false)
+	r := eng.Cycle(context.Background())
 	if len(r.Errors) > 0 || r.Unchanged != 3 {
 		t.Fatalf("after convergence: %+v", r)
 	}
@@ -75,4 +66,15 @@ func TestNewNamesPerCycleAreCapped(t *testing.T) {
 			}
 		}
 	}
+}
+
+// namesCreated counts the traits and resource classes the engine PUT.
+func namesCreated(fake *placementfake.Server) int {
+	n := 0
+	for _, r := range fake.Requests() {
+		if r.Method == "PUT" && (strings.HasPrefix(r.Path, "/traits/") || strings.HasPrefix(r.Path, "/resource_classes/")) {
+			n++
+		}
+	}
+	return n
 }

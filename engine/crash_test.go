@@ -86,7 +86,7 @@ func crashCycle(t *testing.T, n int, goneAfter bool) int {
 		return engine.New(src, pc, pol, opts, st, nil)
 	}
 	clean := func(e *engine.Engine) engine.Report {
-		rep := e.Cycle(context.Background(), false)
+		rep := e.Cycle(context.Background())
 		if err := e.State().Save(); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func crashCycle(t *testing.T, n int, goneAfter bool) int {
 	if n >= 0 {
 		fake.Inject(placementfake.Fault{After: n, Drop: true})
 	}
-	e.Cycle(context.Background(), false) // no Save: killed
+	e.Cycle(context.Background()) // no Save: killed
 	made := len(fake.Requests())
 	fake.ClearFaults()
 	if n < 0 {

@@ -12,184 +12,198 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/hostabi"
 )
 
-// Report says what one cycle did. Errors holds one entry per failure; a
-// cycle with no errors left Placement matching the desired state.
-// Outcomes says, node by node, what the cycle did. The JSON form is
-// versioned (ReportSchema) and documented in docs/REPORT.md.
-type Report struct {
-	Schema      int `json:"schema_version"`
-	Nodes       int `json:"nodes"`
-	Instances   int `json:"instances"`
-	Created     int `json:"created"`
-	Updated     int `json:"updated"`
-	Unchanged   int `json:"unchanged"`
-	Deleted     int `json:"deleted"`
-	Quarantined int `json:"quarantined"`
-	Conflicts   int `json:"conflicts"`
-	// Failed counts providers whose sync failed this cycle.
-	Failed int     `json:"failed"`
-	Errors []Error `json:"errors"`
-	// Warnings are conditions that do not fail the cycle but leave
-	// Placement short of the desired state, e.g. traits it does not know.
-	Warnings []string `json:"warnings,omitempty"`
-	// Blocked counts providers of nodes proven gone that could not be
-	// deleted this cycle; each is fully reserved instead (deletion.go).
-	Blocked int `json:"deletions_blocked,omitempty"`
-	// Reserved counts desired providers by ReservedReason, "schedulable"
-	// for those with none.
-	Reserved          map[string]int `json:"reserved_by_reason,omitempty"`
-	PlacementRequests int64          `json:"placement_requests"`
-	DurationMS        int64          `json:"duration_ms"`
-	// PluginMS is the time spent in plugin calls, PlacementMS in the
-	// phases that talk to Placement (the provider listing, the syncs and
-	// the deletions, less the plugin's proofs); the rest is the engine's.
-	PluginMS    int64         `json:"plugin_ms"`
-	PlacementMS int64         `json:"placement_ms"`
-	Writes      []Write       `json:"writes,omitempty"`
-	Outcomes    []Outcome     `json:"outcomes"`
-	proofTime   time.Duration // in confirm_deleted: plugin time within the Placement phases
-	budgetWaits int           // providers whose write waits for the budget of new names
+// cycle is one reconcile and everything it owns: where its writes go,
+// the state they update, and what it has done so far. Engine keeps only
+// what outlives a cycle. Its steps (sweep) are observe (the source), own
+// (our providers and the ownership record), syncAll (per provider:
+// observe, own, plan, apply, classify; sync.go), holds and reap.
+type cycle struct {
+	e      *Engine
+	w      writer
+	plan   *planWriter // a plan's record; nil when writing to Placement
+	state  *State      // the engine's, or a plan's copy
+	names  *nameBook
+	holds  *holdBook
+	budget budget // of new names
+	round  int64  // for consecutive deletion proofs (proof.go)
+	start  time.Time
 
-	// ForeignRewrites counts providers whose values another writer changed
-	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
-	ForeignRewrites int         `json:"foreign_rewrites"`
-	Nova            *NovaReport `json:"nova,omitempty"`
-}
-
-// maxErrorLines bounds Report.Errors: past it, one line counts the rest,
-// so a plugin's million bad nodes make a report of a few KiB.
-const maxErrorLines = 50
-
-// capErrors keeps the first maxErrorLines errors, each cut to 1 KiB.
-func (r *Report) capErrors() {
-	if n := len(r.Errors); n > maxErrorLines {
-		more := Error{Kind: r.Errors[maxErrorLines].Kind, Message: fmt.Sprintf("... and %d more errors", n-maxErrorLines)}
-		r.Errors = append(r.Errors[:maxErrorLines:maxErrorLines], more)
-	}
-	for i, e := range r.Errors {
-		if len(e.Message) > 1024 {
-			r.Errors[i].Message = fmt.Sprintf("%s... (%d bytes)", e.Message[:1024], len(e.Message))
-		}
-	}
+	mu      sync.Mutex // guards r while the syncs run
+	r       Report
+	results outcomes
+	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
+	// placementFrom starts the Placement phases; proofTime is the
+	// plugin's time within them.
+	placementFrom time.Time
+	proofTime     time.Duration
+	budgetWaits   int // providers whose write waits for the budget of new names
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
-// Placement, then the writes. With dry set it plans and writes nothing.
-func (e *Engine) Cycle(ctx context.Context, dry bool) (r Report) {
-	start := time.Now()
-	r = Report{Schema: ReportSchema, Errors: []Error{}}
-	e.results.take()
-	e.dry = dry
-	e.emit(CycleStarted{At: start, Dry: dry})
-	var round int64 // dry runs count no cycle: they record no proof
-	if !dry {
-		var pending bool
-		if round, pending = e.state.nextRound(); pending {
-			if err := e.state.Save(); err != nil {
-				e.log.Warn("state cache not saved before the cycle", "err", err)
-			}
-		}
-	} else {
-		round = e.state.peekRound() + 1
-	}
-	e.pc.BeginCycle()
-	defer func() {
-		r.capErrors()
-		now := e.pc.Requests()
-		r.PlacementRequests, e.counted = now-e.counted, now
-		r.DurationMS = time.Since(start).Milliseconds()
-		e.state.setMicroversion(e.pc.Microversion())
-		if u := e.pc.Unknown(); len(u) > 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%d standard traits unknown to this Placement left out (upgrade Placement to know them): %s",
-				len(u), strings.Join(u[:min(len(u), 10)], ", ")))
-		}
-		r.Outcomes = e.results.take()
-		e.emit(CycleFinished{Report: r})
-	}()
-	if e.pc.Stale() {
-		if err := e.pc.Renegotiate(ctx); err != nil {
-			r.fail(ErrListing, "", fmt.Sprintf("placement refused the recorded microversion: %v; no writes this cycle", err))
-			return r
-		}
-	}
+// Placement, then the writes.
+func (e *Engine) Cycle(ctx context.Context) Report {
+	return e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds).run(ctx)
+}
 
-	// 1. Nodes first: the slow snapshot. A failed listing ends the cycle
-	// before any write, so absence can never look like deletion.
+// Plan runs the same reconcile over a copy of the engine's state and
+// records the writes instead of sending them: Placement is read, never
+// written, and the engine is left as it was. Report.Writes and each
+// Outcome's Writes say what Cycle would write.
+func (e *Engine) Plan(ctx context.Context) Report {
+	rec := &planWriter{}
+	c := e.newCycle(rec, e.state.clone(), e.names.clone(), e.holds.clone())
+	c.plan = rec
+	return c.run(ctx)
+}
+
+func (e *Engine) newCycle(w writer, state *State, names *nameBook, holds *holdBook) *cycle {
+	return &cycle{e: e, w: w, state: state, names: names, holds: holds, budget: budget{limit: e.opts.NewNames},
+		start: time.Now(), r: Report{Schema: ReportSchema, Errors: []Error{}}}
+}
+
+func (c *cycle) run(ctx context.Context) Report {
+	c.e.emit(CycleStarted{At: c.start, Plan: c.plan != nil})
+	c.sweep(ctx)
+	return c.finish()
+}
+
+// sweep is the reconcile of every node in scope, in its order. A step
+// that fails ends it before any write that would depend on it. A sync of
+// given nodes would skip the round (proofs count full cycles only), the
+// orphans, the holds and the reaping, which judge the whole scope.
+func (c *cycle) sweep(ctx context.Context) {
+	c.countRound()
+	if !c.negotiated(ctx) {
+		return
+	}
+	nodes, desired, ok := c.observe(ctx, c.e.pol.Scope.Request())
+	if !ok {
+		return
+	}
+	listed, ok := c.own(ctx, desired)
+	if !ok {
+		return
+	}
+	c.claimOrphans(ctx, desired, listed)
+	c.syncAll(ctx, desired, listed)
+	if c.e.pol.Nova.Enabled && !stopping(c.e.opts.Stop) {
+		c.syncHolds(ctx, nodes, desired, listed)
+	}
+	// Providers whose node is no longer listed: deleted only on proof.
+	if !stopping(c.e.opts.Stop) {
+		c.reapVanished(ctx, nodes, desired, listed)
+	}
+}
+
+// countRound numbers the cycle for the deletion proofs (proof.go).
+func (c *cycle) countRound() {
+	var pending bool
+	if c.round, pending = c.state.nextRound(); pending {
+		if err := c.state.Save(); err != nil {
+			c.e.log.Warn("state cache not saved before the cycle", "err", err)
+		}
+	}
+}
+
+// negotiated makes sure Placement takes the recorded microversion.
+func (c *cycle) negotiated(ctx context.Context) bool {
+	if c.e.pc.Stale() {
+		if err := c.e.pc.Renegotiate(ctx); err != nil {
+			c.fail(ErrListing, "", fmt.Sprintf("placement refused the recorded microversion: %v; no writes this cycle", err))
+			return false
+		}
+	}
+	return true
+}
+
+// observe lists the nodes, then the instances (so any consumer that landed
+// during the node listing is in this list), and derives the desired
+// providers. A failed listing ends the cycle before any write, so absence
+// can never look like deletion.
+func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, []Desired, bool) {
 	t := time.Now()
-	nodes, err := e.src.ListNodes(ctx, e.pol.Scope.Request())
-	e.listed(&r, "nodes", len(nodes), t, err, nodes)
+	nodes, err := c.e.src.ListNodes(ctx, req)
+	c.listed("nodes", len(nodes), t, err, nodes)
 	if err != nil {
-		r.fail(ErrListing, "", fmt.Sprintf("list nodes: %v; no writes this cycle", err))
-		return r
+		c.fail(ErrListing, "", fmt.Sprintf("list nodes: %v; no writes this cycle", err))
+		return nil, nil, false
 	}
-	if !dry {
-		e.forgetProofs(nodes) // a node listed again is not gone
-	}
-	// 2. Instances second, so any consumer that landed during the node
-	// listing is in this list.
+	c.forgetProofs(nodes) // a node listed again is not gone
 	t = time.Now()
-	instances, err := e.src.ListInstances(ctx)
-	e.listed(&r, "instances", len(instances), t, err, nil)
+	instances, err := c.e.src.ListInstances(ctx)
+	c.listed("instances", len(instances), t, err, nil)
 	if err != nil {
-		r.fail(ErrListing, "", fmt.Sprintf("list instances: %v; no writes this cycle", err))
-		return r
+		c.fail(ErrListing, "", fmt.Sprintf("list instances: %v; no writes this cycle", err))
+		return nil, nil, false
 	}
-	r.Nodes, r.Instances = len(nodes), len(instances)
-
-	desired, problems := DesiredState(nodes, instances, e.pol)
-	e.results.reserve(len(desired) + len(problems))
+	c.r.Nodes, c.r.Instances = len(nodes), len(instances)
+	desired, problems := DesiredState(nodes, instances, c.e.pol)
+	c.results.reserve(len(desired) + len(problems))
 	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
-		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) { // shared slices: clone first
-			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
+		if slices.ContainsFunc(d.Traits, c.names.isUnknown) { // shared slices: clone first
+			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), c.names.isUnknown)
 		}
 	}
-	r.Reserved = map[string]int{}
+	c.r.Reserved = map[string]int{}
 	for _, d := range desired {
-		r.Reserved[reservedKey(d.Reserved)]++
+		c.r.Reserved[reservedKey(d.Reserved)]++
 	}
 	for _, p := range problems {
-		e.problem(&r, p)
+		c.problem(p)
 	}
+	return nodes, desired, true
+}
 
-	// 3. One request tells which of our providers changed since last seen.
-	t = time.Now()
-	defer func(t time.Time) { r.placementTime(t, r.proofTime) }(t)
-	listed, err := e.listOwned(ctx)
-	e.listed(&r, "providers", len(listed), t, err, nil)
+// own lists this engine's providers — one request tells which changed
+// since last seen — and, before the first write, puts in the ownership
+// record, on disk, all this cycle may add or create (record.go).
+func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placement.Generation, bool) {
+	c.placementFrom = time.Now()
+	listed, err := c.listOwned(ctx)
+	c.listed("providers", len(listed), c.placementFrom, err, nil)
 	if err != nil {
-		r.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
-		return r
+		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
+		return nil, false
 	}
-
-	// 4. Before the first write, the ownership record must hold all this
-	// cycle may add or create (record.go), on disk.
-	if !dry {
-		if e.state.intend(desired, listed) {
-			if err := e.state.Save(); err != nil {
-				r.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
-				return r
-			}
+	if c.state.intend(desired, listed) {
+		if err := c.state.Save(); err != nil {
+			c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
+			return nil, false
 		}
-		e.claimOrphans(ctx, desired, listed, &r)
 	}
+	return listed, true
+}
 
-	// 5. Write only real differences, in parallel, bounded.
-	e.syncAll(ctx, desired, listed, dry, &r)
-	if w := e.pc.Waiting(); w != "" {
-		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
+// finish completes the report and tells the observers.
+func (c *cycle) finish() Report {
+	r := &c.r
+	if !c.placementFrom.IsZero() {
+		r.PlacementMS = (time.Since(c.placementFrom) - c.proofTime).Milliseconds()
 	}
-	r.ForeignRewrites = int(e.foreign.Swap(0))
-	if e.pol.Nova.Enabled && !stopping(e.opts.Stop) {
-		e.syncHolds(ctx, nodes, desired, listed, dry, &r)
+	r.capErrors()
+	r.PlacementRequests = c.e.pc.TakeRequests()
+	r.DurationMS = time.Since(c.start).Milliseconds()
+	c.e.state.setMicroversion(c.e.pc.Microversion())
+	if u := c.names.unknownList(); len(u) > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d standard traits unknown to this Placement left out (upgrade Placement to know them): %s",
+			len(u), strings.Join(u[:min(len(u), 10)], ", ")))
 	}
+	if c.plan != nil {
+		r.Writes = c.plan.all()
+	}
+	r.Outcomes = c.results.take()
+	c.e.emit(CycleFinished{Report: *r})
+	return *r
+}
 
-	// 6. Providers whose node is no longer listed: deleted only on proof.
-	if !stopping(e.opts.Stop) {
-		e.reapVanished(ctx, nodes, desired, listed, round, dry, &r)
-	}
-	return r
+// fail records one error; safe from the sync workers.
+func (c *cycle) fail(kind ErrorKind, node, msg string) {
+	c.mu.Lock()
+	c.r.fail(kind, node, msg)
+	c.mu.Unlock()
 }
 
 // stopping says whether stop is closed; a nil channel never is.
@@ -205,8 +219,8 @@ func stopping(stop <-chan struct{}) bool {
 // listOwned lists the providers carrying this engine's owner marker, with
 // their generations. Placement answers 400 if the marker trait does not
 // exist yet, which means no provider carries it.
-func (e *Engine) listOwned(ctx context.Context) (map[string]placement.Generation, error) {
-	out, err := e.pc.ProviderGenerations(ctx, url.Values{"required": {e.pol.OwnerTrait}}, e.state.size())
+func (c *cycle) listOwned(ctx context.Context) (map[string]placement.Generation, error) {
+	out, err := c.e.pc.ProviderGenerations(ctx, url.Values{"required": {c.e.pol.OwnerTrait}}, c.state.size())
 	var api *placement.APIError
 	if errors.As(err, &api) && api.Status == 400 && strings.Contains(api.Detail, "No such trait") {
 		return map[string]placement.Generation{}, nil
@@ -214,23 +228,21 @@ func (e *Engine) listOwned(ctx context.Context) (map[string]placement.Generation
 	return out, err
 }
 
-func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation, dry bool, r *Report) {
-	var mu sync.Mutex
+// syncAll writes only real differences, in parallel, bounded.
+func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
 	done := 0
 	// Workers take the next provider by index, not from a channel fed one
 	// by one: at 100,000 providers the hand-offs were a tenth of an idle
 	// cycle. Stopping hands the rest over in one piece, as deferred.
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range e.opts.Concurrency {
+	for range c.e.opts.Concurrency {
 		wg.Go(func() {
 			for {
-				if stopping(e.opts.Stop) {
+				if stopping(c.e.opts.Stop) {
 					if i := int(next.Swap(int64(len(desired)))); i < len(desired) {
-						mu.Lock()
-						r.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
-						mu.Unlock()
-						e.deferred(desired[i:])
+						c.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
+						c.deferred(desired[i:])
 					}
 					return
 				}
@@ -239,27 +251,33 @@ func (e *Engine) syncAll(ctx context.Context, desired []Desired, listed map[stri
 					return
 				}
 				d := desired[i]
-				res, ws, conflicts, err := e.syncOne(ctx, d, listed[d.UUID], dry)
+				res, conflicts, err := c.syncOne(ctx, d, listed[d.UUID])
 				if err != nil {
-					e.failed(d, err)
+					c.failed(d, err)
 				}
-				mu.Lock()
-				r.tally(d.UUID, res, ws, conflicts, err, dry)
+				c.mu.Lock()
+				c.tally(d.UUID, res, conflicts, err)
 				done++
-				if e.opts.Progress != nil {
-					e.opts.Progress(done, len(desired))
+				if c.e.opts.Progress != nil {
+					c.e.opts.Progress(done, len(desired))
 				}
-				mu.Unlock()
+				c.mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
+	if w := c.budget.summary(); w != "" {
+		c.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, c.budgetWaits))
+	}
+	c.r.ForeignRewrites = int(c.foreign.Swap(0))
 }
 
-func (r *Report) tally(node string, res outcome, ws []Write, conflicts int, err error, dry bool) {
+// tally counts one provider's sync; the caller holds c.mu.
+func (c *cycle) tally(node string, res outcome, conflicts int, err error) {
+	r := &c.r
 	r.Conflicts += conflicts
-	if errors.Is(err, placement.ErrWriteBudget) { // one line for all of them, at the end of the cycle
-		r.budgetWaits++
+	if errors.Is(err, ErrNameBudget) { // one line for all of them, at the end of the cycle
+		c.budgetWaits++
 		return
 	}
 	if err != nil {
@@ -275,8 +293,5 @@ func (r *Report) tally(node string, res outcome, ws []Write, conflicts int, err 
 		r.Updated++
 	default:
 		r.Unchanged++
-	}
-	if dry {
-		r.Writes = append(r.Writes, ws...)
 	}
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/rpengine/rpengine/hostabi"
 )
 
-// DeletionChecker is the optional capability of a source to prove that a
-// node is gone. Without it the engine never deletes a provider.
-type DeletionChecker interface {
-	ConfirmDeleted(ctx context.Context, uuids []string) (deleted, present []string, err error)
-}
-
 // OpDelete is a provider deletion, planned only with proof.
 const OpDelete Op = "delete_provider"
 
@@ -26,82 +20,71 @@ const OpDelete Op = "delete_provider"
 // listing no longer contains. Absence proves nothing — the node may have
 // moved out of scope, or the listing raced a change — so each one needs
 // the source's positive proof of deletion in two cycles at least
-// DeleteGrace apart, the owner marker still ours just before the delete,
-// and no allocations. Too many at once is treated as a fault upstream.
-func (e *Engine) reapVanished(ctx context.Context, nodes []hostabi.Node, desired []Desired, owned map[string]placement.Generation, round int64, dry bool, r *Report) {
-	candidates := e.ownCandidates(vanished(nodes, desired, owned), r)
+// DeleteGrace apart (proof.go), the owner marker still ours just before
+// the delete, and no allocations. Too many at once is treated as a fault
+// upstream.
+func (c *cycle) reapVanished(ctx context.Context, nodes []hostabi.Node, desired []Desired, owned map[string]placement.Generation) {
+	candidates := c.ownCandidates(vanished(nodes, desired, owned))
 	if len(candidates) == 0 {
 		return
 	}
-	checker, ok := e.src.(DeletionChecker)
-	if c, isPlugin := e.src.(interface{ Supports(string) bool }); isPlugin {
-		ok = ok && c.Supports(hostabi.ExportConfirmDeleted)
-	}
+	checker, ok := ProvesDeletion(c.e.src)
 	if !ok {
-		e.log.Info("providers of unlisted nodes kept: the plugin cannot prove deletion", "count", len(candidates))
-		e.kept(candidates, ReasonNoProofCapability, "not listed; the plugin cannot prove deletion")
+		c.e.log.Info("providers of unlisted nodes kept: the plugin cannot prove deletion", "count", len(candidates))
+		c.kept(candidates, ReasonNoProofCapability, "not listed; the plugin cannot prove deletion")
 		return
 	}
 	t := time.Now()
 	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
-	r.proofTime = time.Since(t)
-	r.PluginMS += r.proofTime.Milliseconds()
+	c.proofTime = time.Since(t)
+	c.r.PluginMS += c.proofTime.Milliseconds()
 	if err != nil {
-		r.fail(ErrPlugin, "", fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
-		e.kept(candidates, ReasonProofFailed, "not listed; confirm_deleted failed")
+		c.fail(ErrPlugin, "", fmt.Sprintf("confirm deletion of %d unlisted nodes: %v; nothing deleted", len(candidates), err))
+		c.kept(candidates, ReasonProofFailed, "not listed; confirm_deleted failed")
 		return
 	}
-	proofs := e.proofCount(deleted, round)
-	ready := e.provenGone(candidates, deleted, present, round, dry)
-	e.proofOutcomes(candidates, deleted, present, ready, proofs)
-	if limit := e.deleteLimit(len(owned)); len(ready) > limit {
-		r.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
+	proofs := c.proofCount(deleted)
+	ready := c.provenGone(candidates, deleted, present)
+	c.proofOutcomes(candidates, deleted, present, ready, proofs)
+	if limit := c.e.deleteLimit(len(owned)); len(ready) > limit {
+		c.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
 		for _, uuid := range ready {
-			if dry {
-				e.blockedOutcome(uuid, ReasonDeleteLimit, "proven deleted, but too many at once (engine.delete_limit)")
-				continue
-			}
-			e.block(ctx, uuid, "the cycle is over engine.delete_limit", r)
+			c.block(ctx, uuid, ReasonDeleteLimit, "the cycle is over engine.delete_limit")
 		}
 		return
 	}
 	for _, uuid := range ready {
-		if dry {
-			r.Writes = append(r.Writes, Write{Op: OpDelete, UUID: uuid})
-			e.reaped(uuid, nil, dry)
-			continue
-		}
-		blocked, err := e.deleteOne(ctx, uuid)
+		code, why, err := c.deleteOne(ctx, uuid)
 		switch {
-		case blocked != "":
-			e.block(ctx, uuid, blocked, r)
+		case code != "":
+			c.block(ctx, uuid, code, why)
 		case err != nil:
 			_, kind, _ := classify(err)
-			r.fail(kind, uuid, err.Error())
-			e.reaped(uuid, err, dry)
+			c.fail(kind, uuid, err.Error())
+			c.reaped(uuid, err)
 		default:
-			r.Deleted++
-			e.reaped(uuid, nil, dry)
+			c.r.Deleted++
+			c.reaped(uuid, nil)
 		}
 	}
 }
 
 // block fails safe when a provider of a node proven gone cannot be
-// deleted, whatever the reason: it is fully reserved in this cycle, so
-// the scheduler cannot place anything on a node that no longer exists,
-// and deleted in a later cycle once the obstacle is gone (the proofs go
-// on while the node stays gone).
-func (e *Engine) block(ctx context.Context, uuid, reason string, r *Report) {
-	r.Blocked++
+// deleted, whatever the reason (code, and why for humans): it is fully
+// reserved in this cycle, so the scheduler cannot place anything on a
+// node that no longer exists, and deleted in a later cycle once the
+// obstacle is gone (the proofs go on while the node stays gone).
+func (c *cycle) block(ctx context.Context, uuid, code, why string) {
+	c.r.Blocked++
 	var msg string
-	if err := e.reserveAll(ctx, uuid); err != nil {
-		msg = fmt.Sprintf("provider %s: node proven gone, not deleted (%s), and not reserved: %v", uuid, reason, err)
+	if err := c.reserveAll(ctx, uuid); err != nil {
+		msg = fmt.Sprintf("provider %s: node proven gone, not deleted (%s), and not reserved: %v", uuid, why, err)
 	} else {
-		msg = fmt.Sprintf("provider %s: node deleted but %s; reserved, not deleted until it can be", uuid, reason)
+		msg = fmt.Sprintf("provider %s: node deleted but %s; reserved, not deleted until it can be", uuid, why)
 	}
-	r.fail(ErrBlocked, uuid, msg)
-	e.blockedOutcome(uuid, blockedCode(reason), msg)
+	c.fail(ErrBlocked, uuid, msg)
+	c.blockedOutcome(uuid, code, msg)
 }
 
 // vanished lists owned providers whose node is not in the listing.
@@ -132,56 +115,6 @@ func vanished(nodes []hostabi.Node, desired []Desired, owned map[string]placemen
 	return out
 }
 
-// provenGone records proofs and returns the uuids proven deleted in this
-// cycle and in the one before it, the first at least DeleteGrace ago. A
-// cycle without a proof (the node listed, present, unknown, or a failed
-// listing) restarts the count: two proofs with a gap prove nothing about
-// the gap. Answers about uuids the engine did not ask for are ignored.
-func (e *Engine) provenGone(asked, deleted, present []string, round int64, dry bool) []string {
-	now := e.now()
-	for _, uuid := range present {
-		if slices.Contains(asked, uuid) && !dry {
-			e.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
-		}
-	}
-	var ready []string
-	for _, uuid := range deleted {
-		if !slices.Contains(asked, uuid) {
-			continue
-		}
-		k, _ := e.state.get(uuid)
-		consecutive := !k.GoneSince.IsZero() && k.ProofRound == round-1
-		if consecutive && now.Sub(k.GoneSince) >= e.opts.DeleteGrace {
-			ready = append(ready, uuid)
-		}
-		if dry {
-			continue
-		}
-		e.state.update(uuid, func(k *known) {
-			if !consecutive {
-				k.GoneSince = now
-			}
-			k.ProofRound = round
-		})
-	}
-	return ready
-}
-
-// forgetProofs drops the proofs of deletion of nodes the source lists
-// (again: re-enrolled with the same uuid). A delete needs two proofs of
-// the current deletion, not one left over from an earlier one.
-func (e *Engine) forgetProofs(nodes []hostabi.Node) {
-	if !e.state.anyProof() { // the usual case: no need to look up every node
-		return
-	}
-	for _, n := range nodes {
-		u := strings.ToLower(n.UUID)
-		if k, ok := e.state.get(u); ok && !k.GoneSince.IsZero() {
-			e.state.update(u, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
-		}
-	}
-}
-
 func (e *Engine) deleteLimit(owned int) int {
 	return max(1, int(math.Floor(e.opts.DeleteLimit*float64(owned))))
 }
@@ -189,44 +122,48 @@ func (e *Engine) deleteLimit(owned int) int {
 // deleteOne deletes a provider after checking, just before, that it still
 // carries this engine's marker and has no allocations. DELETE takes no
 // generation, so this re-read is the closest Placement allows to a
-// compare-and-swap. blocked says why a provider that is still ours could
-// not be deleted (allocations, a child provider, any refusal): the caller
-// reserves it. err is a failure to find out.
-func (e *Engine) deleteOne(ctx context.Context, uuid string) (blocked string, err error) {
-	_, traits, err := e.pc.Traits(ctx, uuid)
+// compare-and-swap. A provider that is still ours but cannot be deleted
+// (allocations, a child provider, any refusal) is returned as blocked,
+// with its reason code and why: the caller reserves it. err is a failure
+// to find out.
+func (c *cycle) deleteOne(ctx context.Context, uuid string) (code, why string, err error) {
+	_, traits, err := c.e.pc.Traits(ctx, uuid)
 	if errors.Is(err, placement.ErrNotFound) {
-		e.state.drop(uuid)
-		return "", nil
+		c.state.drop(uuid)
+		return "", "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
+		return "", "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
-	if !slices.Contains(traits, e.pol.OwnerTrait) {
-		e.state.drop(uuid)
-		return "", fmt.Errorf("provider %s no longer carries %s: %w", uuid, e.pol.OwnerTrait, errMarkerGone)
+	if !slices.Contains(traits, c.e.pol.OwnerTrait) {
+		c.state.drop(uuid)
+		return "", "", fmt.Errorf("provider %s no longer carries %s: %w", uuid, c.e.pol.OwnerTrait, errMarkerGone)
 	}
-	_, usages, err := e.pc.Usages(ctx, uuid)
+	_, usages, err := c.e.pc.Usages(ctx, uuid)
 	if err != nil {
-		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
+		return "", "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	for _, used := range usages {
 		if used > 0 {
-			return msgAllocations, nil
+			return ReasonAllocations, msgAllocations, nil
 		}
 	}
-	err = e.pc.DeleteProvider(ctx, uuid)
+	err = c.w.deleteProvider(ctx, uuid)
 	var api *placement.APIError
 	switch {
 	case errors.Is(err, placement.ErrProviderInUse):
-		return msgAllocations, nil
+		return ReasonAllocations, msgAllocations, nil
 	case errors.As(err, &api) && api.Status < 500 && !errors.Is(err, placement.ErrNotFound):
-		return "Placement refused the delete (" + api.Code + ": " + short(api.Detail) + ")", nil
+		return ReasonRefused, "Placement refused the delete (" + api.Code + ": " + short(api.Detail) + ")", nil
 	case err != nil && !errors.Is(err, placement.ErrNotFound):
-		return "", fmt.Errorf("delete provider %s: %w", uuid, err)
+		return "", "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
-	e.state.drop(uuid)
-	return "", nil
+	c.state.drop(uuid)
+	return "", "", nil
 }
+
+// msgAllocations says why a provider still in use is not deleted.
+const msgAllocations = "the provider has allocations"
 
 // short cuts an outside message to a bounded prefix.
 func short(s string) string {
@@ -239,9 +176,9 @@ func short(s string) string {
 // reserveAll makes a provider of a deleted node unschedulable while it
 // cannot be deleted; the engine never removes allocations. A provider
 // already fully reserved costs one read and no write.
-func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
-	for attempt := 1; attempt <= e.opts.MaxAttempts; attempt++ {
-		gen, inv, err := e.pc.Inventories(ctx, uuid)
+func (c *cycle) reserveAll(ctx context.Context, uuid string) error {
+	return c.e.retryOnConflict(ctx, func() error {
+		gen, inv, err := c.e.pc.Inventories(ctx, uuid)
 		if err != nil {
 			return err
 		}
@@ -253,36 +190,30 @@ func (e *Engine) reserveAll(ctx context.Context, uuid string) error {
 			}
 		}
 		if changed {
-			_, err = e.pc.SetInventories(ctx, uuid, gen, inv)
-		}
-		if !errors.Is(err, placement.ErrConcurrentUpdate) {
-			if err == nil {
-				e.state.invalidate(uuid)
+			if _, err := c.w.setInventories(ctx, uuid, gen, inv); err != nil {
+				return onConflict(err)
 			}
-			return err
 		}
-		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
-			return err
-		}
-	}
-	return fmt.Errorf("gave up after %d conflicts", e.opts.MaxAttempts)
+		c.state.invalidate(uuid)
+		return nil
+	})
 }
 
 // ownCandidates keeps the candidates written for this engine's plugin
 // (or before plugins were recorded); the others are kept and reported
 // once per cycle, since no other plugin can vouch for their nodes.
-func (e *Engine) ownCandidates(candidates []string, r *Report) []string {
+func (c *cycle) ownCandidates(candidates []string) []string {
 	var own, other []string
 	for _, u := range candidates {
-		if k, _ := e.state.get(u); k.Plugin != "" && e.opts.Plugin != "" && k.Plugin != e.opts.Plugin {
+		if k, _ := c.state.get(u); k.Plugin != "" && c.e.opts.Plugin != "" && k.Plugin != c.e.opts.Plugin {
 			other = append(other, u)
 		} else {
 			own = append(own, u)
 		}
 	}
 	if len(other) > 0 {
-		e.kept(other, ReasonOtherPlugin, "written for another plugin's node; only that plugin can prove it gone")
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d providers were written from another plugin and are kept: "+
+		c.kept(other, ReasonOtherPlugin, "written for another plugin's node; only that plugin can prove it gone")
+		c.r.Warnings = append(c.r.Warnings, fmt.Sprintf("%d providers were written from another plugin and are kept: "+
 			"run that plugin to have them proven gone, or delete them by hand", len(other)))
 	}
 	return own

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/rpengine/rpengine/engine/placement"
 )
@@ -97,4 +99,76 @@ func merge(observed, before, want []string) []string {
 	out = append(out, want...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Changes describes what ws change on a provider observed as o.
+func Changes(o Observed, ws []Write) []Change {
+	var out []Change
+	for _, w := range ws {
+		switch w.Op {
+		case OpCreate:
+			out = append(out, Change{Field: "provider", To: w.Name})
+		case OpInventory:
+			out = append(out, inventoryChanges(o.Inventory, w.Inventory)...)
+		case OpTraits:
+			if c, ok := setChange("traits", o.Traits, w.Traits); ok {
+				out = append(out, c)
+			}
+		case OpAggregates:
+			if c, ok := setChange("aggregates", o.Aggregates, w.Aggregates); ok {
+				out = append(out, c)
+			}
+		case OpDelete:
+			out = append(out, Change{Field: "provider", From: w.UUID})
+		}
+	}
+	return out
+}
+
+func inventoryChanges(from, to map[string]placement.Inventory) []Change {
+	var out []Change
+	for _, rc := range slices.Sorted(maps.Keys(from)) {
+		if _, ok := to[rc]; !ok {
+			out = append(out, Change{Field: "class", Removed: []string{rc}})
+		}
+	}
+	for _, rc := range slices.Sorted(maps.Keys(to)) {
+		t := to[rc]
+		f, ok := from[rc]
+		if !ok {
+			out = append(out, Change{Field: "class", Class: rc, Added: []string{rc},
+				To: fmt.Sprintf("total %d reserved %d", t.Total, t.Reserved)})
+			continue
+		}
+		num := func(field string, a, b int64) {
+			if a != b {
+				out = append(out, Change{Field: field, Class: rc, From: strconv.FormatInt(a, 10), To: strconv.FormatInt(b, 10)})
+			}
+		}
+		num("total", f.Total, t.Total)
+		num("reserved", f.Reserved, t.Reserved)
+		num("min_unit", f.MinUnit, t.MinUnit)
+		num("max_unit", f.MaxUnit, t.MaxUnit)
+		num("step_size", f.StepSize, t.StepSize)
+		if f.AllocationRatio != t.AllocationRatio {
+			out = append(out, Change{Field: "allocation_ratio", Class: rc,
+				From: strconv.FormatFloat(f.AllocationRatio, 'g', -1, 64), To: strconv.FormatFloat(t.AllocationRatio, 'g', -1, 64)})
+		}
+	}
+	return out
+}
+
+func setChange(field string, from, to []string) (Change, bool) {
+	c := Change{Field: field}
+	for _, x := range to {
+		if !slices.Contains(from, x) {
+			c.Added = append(c.Added, x)
+		}
+	}
+	for _, x := range from {
+		if !slices.Contains(to, x) {
+			c.Removed = append(c.Removed, x)
+		}
+	}
+	return c, len(c.Added)+len(c.Removed) > 0
 }

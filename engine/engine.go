@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/baremetal"
@@ -16,6 +15,29 @@ import (
 type Source interface {
 	ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error)
 	ListInstances(ctx context.Context) ([]hostabi.Instance, error)
+}
+
+// DeletionChecker is the optional capability of a source to prove that a
+// node is gone. Without it the engine never deletes a provider.
+type DeletionChecker interface {
+	ConfirmDeleted(ctx context.Context, uuids []string) (deleted, present []string, err error)
+}
+
+// Supporter is a source that says which optional exports
+// (hostabi.Export*) it has: a Wasm plugin knows only once loaded.
+type Supporter interface {
+	Supports(export string) bool
+}
+
+// ProvesDeletion returns src's proof of deletion if it has one: it is a
+// DeletionChecker and, if it is a Supporter, supports confirm_deleted.
+// The engine and every source wrapper ask this, and nothing else.
+func ProvesDeletion(src Source) (DeletionChecker, bool) {
+	dc, ok := src.(DeletionChecker)
+	if s, says := src.(Supporter); ok && says {
+		ok = s.Supports(hostabi.ExportConfirmDeleted)
+	}
+	return dc, ok
 }
 
 // Options tune how the engine writes.
@@ -47,6 +69,9 @@ type Options struct {
 	// Observer, if set, receives the engine's events (events.go), after
 	// the engine's own log lines.
 	Observer Observer
+	// NewNames caps the custom traits and resource classes one cycle
+	// creates (0: DefaultNewNames); the rest wait for later cycles.
+	NewNames int
 }
 
 // Engine reconciles one source into one Placement.
@@ -58,15 +83,10 @@ type Engine struct {
 	state *State
 	log   *slog.Logger
 	obs   Observers
-	// results collects the outcomes of the cycle under way; dry says
-	// whether it is a plan. Set before a cycle's goroutines start.
-	results outcomes
-	dry     bool
-	// counted is the client's request count already reported: the first
-	// cycle's report includes the discovery request.
-	counted int64
-	holds   holdBook     // beside nova: the holds placed (hold.go)
-	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
+	// What outlives a cycle besides the state; a cycle's own state is in
+	// its cycle value (cycle.go).
+	names *nameBook // Placement's names learnt (names.go)
+	holds holdBook  // beside nova: the holds placed (hold.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.
@@ -90,6 +110,9 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 	if opts.DeleteLimit <= 0 {
 		opts.DeleteLimit = DefaultDeleteLimit
 	}
+	if opts.NewNames <= 0 {
+		opts.NewNames = DefaultNewNames
+	}
 	if state == nil {
 		state, _ = LoadState("", "")
 	}
@@ -97,7 +120,7 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 		log = slog.New(slog.DiscardHandler)
 	}
 	obs := Observers{LogObserver(log), opts.Observer}
-	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs}
+	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs, names: newNameBook()}
 }
 
 // SetScope changes what the engine manages from the next cycle on, and

@@ -24,10 +24,11 @@ func (f ObserverFunc) Observe(e Event) { f(e) }
 // Event is one of the types below; the set is closed.
 type Event interface{ event() }
 
-// CycleStarted opens a cycle. Dry cycles (plans) write nothing.
+// CycleStarted opens a cycle. Plan says it is a plan (Engine.Plan),
+// which writes nothing.
 type CycleStarted struct {
-	At  time.Time
-	Dry bool
+	At   time.Time
+	Plan bool
 }
 
 // Listed reports one listing: What is "nodes", "instances" (the plugin)
@@ -56,7 +57,7 @@ type ProviderWritten struct {
 type ProviderOutcome struct {
 	Outcome   Outcome
 	Placement Observed
-	Dry       bool // a plan: nothing was written
+	Plan      bool // a plan: nothing was written
 }
 
 // CycleFinished closes a cycle with its report.
@@ -93,7 +94,7 @@ func LogObserver(log *slog.Logger) Observer {
 			log.Info("provider written", "node", e.Node, "op", e.Op,
 				"generation_before", e.GenerationBefore, "generation_after", e.GenerationAfter)
 		case ProviderOutcome:
-			if e.Dry {
+			if e.Plan {
 				return
 			}
 			switch e.Outcome.Kind {

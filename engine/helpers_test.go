@@ -114,7 +114,7 @@ func (r *rig) restart() {
 
 func (r *rig) cycle() engine.Report {
 	r.t.Helper()
-	return r.eng.Cycle(context.Background(), false)
+	return r.eng.Cycle(context.Background())
 }
 
 func (r *rig) cleanCycle() engine.Report {

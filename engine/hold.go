@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,7 +28,7 @@ import (
 // HoldConsumerType is the consumer_type of hold allocations (1.38+).
 const HoldConsumerType = "RPENGINE_HOLD"
 
-// Hold writes, as plan (dry run) reports them.
+// Hold writes, as a plan reports them.
 const (
 	OpHold        Op = "hold"
 	OpReleaseHold Op = "release_hold"
@@ -44,20 +45,6 @@ func HoldConsumer(ownerTrait, node string) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
-// NovaReport is what beside-nova mode did in one cycle.
-type NovaReport struct {
-	// Held counts the holds in place after the cycle.
-	Held     int `json:"held"`
-	Placed   int `json:"placed"`
-	Released int `json:"released"`
-	// Occupied counts nodes that wanted a hold but whose unit another
-	// consumer (an instance) already uses: unschedulable all the same.
-	Occupied int `json:"occupied,omitempty"`
-	// Scanned counts hold consumers read to rebuild the book from
-	// Placement (a new process, or usage that did not add up).
-	Scanned int `json:"scanned,omitempty"`
-}
-
 // holdBook is what the engine believes Placement holds: node -> class.
 // It is checked each cycle against one usage sum of the hold project and
 // rebuilt from Placement when they disagree, so a crash or a hold deleted
@@ -67,27 +54,54 @@ type holdBook struct {
 	held map[string]string
 }
 
+// clone copies the book, for a plan.
+func (b *holdBook) clone() *holdBook {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &holdBook{held: maps.Clone(b.held)}
+}
+
 // syncHolds makes the holds match desired: places a hold where d.Hold is
 // set, moves it when the class changed, releases it where nothing needs it
 // or the node left the listing or the scope. A quarantined node keeps its
 // hold: bad data from the source loses nothing.
-func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired,
-	listed map[string]placement.Generation, dry bool, r *Report) {
-	b := &e.holds
+func (c *cycle) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired, listed map[string]placement.Generation) {
+	b := c.holds
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	rep := &NovaReport{}
-	r.Nova = rep
-	if err := e.checkBook(ctx, desired, listed, rep); err != nil {
-		r.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
+	c.r.Nova = rep
+	if err := c.checkBook(ctx, desired, listed, rep); err != nil {
+		c.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
 		return
 	}
+	wanted := c.placeHolds(ctx, desired, rep)
 	inScope := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
-		if e.pol.Scope.Contains(n) {
+		if c.e.pol.Scope.Contains(n) {
 			inScope[strings.ToLower(n.UUID)] = true
 		}
 	}
+	for _, node := range sortedKeys(b.held) {
+		if wanted[node] || !desiredHas(desired, node) && inScope[node] {
+			continue // wanted, or quarantined: kept
+		}
+		err := c.w.releaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
+		if err != nil && !errors.Is(err, placement.ErrNotFound) {
+			c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
+			continue
+		}
+		delete(b.held, node)
+		rep.Released++
+		c.e.log.Info("hold released", "node", node)
+	}
+	rep.Held = len(b.held)
+}
+
+// placeHolds places or moves the holds desired wants, and returns the
+// nodes that want one. The caller holds the book's lock.
+func (c *cycle) placeHolds(ctx context.Context, desired []Desired, rep *NovaReport) map[string]bool {
+	b := c.holds
 	wanted := make(map[string]bool, len(desired))
 	for _, d := range desired {
 		if d.Hold == "" {
@@ -97,47 +111,26 @@ func (e *Engine) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []
 		if b.held[d.UUID] == d.Hold {
 			continue
 		}
-		if dry {
-			r.Writes = append(r.Writes, Write{Op: OpHold, UUID: d.UUID, Name: d.Hold})
-			continue
-		}
-		switch occupied, err := e.placeHold(ctx, d); {
+		switch occupied, err := c.placeHold(ctx, d); {
 		case err != nil:
-			r.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
+			c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
 		case occupied:
 			rep.Occupied++
 		default:
 			b.held[d.UUID] = d.Hold
 			rep.Placed++
-			e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
+			c.e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
 		}
 	}
-	for _, node := range sortedKeys(b.held) {
-		if wanted[node] || !desiredHas(desired, node) && inScope[node] {
-			continue // wanted, or quarantined: kept
-		}
-		if dry {
-			r.Writes = append(r.Writes, Write{Op: OpReleaseHold, UUID: node})
-			continue
-		}
-		err := e.pc.DeleteConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
-		if err != nil && !errors.Is(err, placement.ErrNotFound) {
-			r.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
-			continue
-		}
-		delete(b.held, node)
-		rep.Released++
-		e.log.Info("hold released", "node", node)
-	}
-	rep.Held = len(b.held)
+	return wanted
 }
 
 // checkBook compares the book with the hold project's usage (one request)
 // and, when they differ, reads the hold consumers back: first of the
 // nodes that want one, then, if the sum still differs, of every provider
 // the engine knows of.
-func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[string]placement.Generation, rep *NovaReport) error {
-	b := &e.holds
+func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[string]placement.Generation, rep *NovaReport) error {
+	e, b := c.e, c.holds
 	if b.held == nil {
 		b.held = map[string]string{}
 	}
@@ -166,13 +159,13 @@ func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[st
 			if _, done := fresh[node]; done {
 				continue
 			}
-			c, err := e.pc.GetConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
+			held, err := e.pc.GetConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
 			if err != nil {
 				return fmt.Errorf("read hold of %s: %w", node, err)
 			}
 			rep.Scanned++
 			fresh[node] = ""
-			for rc := range c.Resources[node] {
+			for rc := range held.Resources[node] {
 				fresh[node] = rc
 			}
 		}
@@ -196,35 +189,32 @@ func (e *Engine) checkBook(ctx context.Context, desired []Desired, listed map[st
 // placeHold writes d's hold (new, or moved to d's current class). It
 // reports occupied, and no error, when Placement refuses it because
 // another consumer already uses the node's unit.
-func (e *Engine) placeHold(ctx context.Context, d Desired) (occupied bool, err error) {
+func (c *cycle) placeHold(ctx context.Context, d Desired) (occupied bool, err error) {
+	e := c.e
 	id := HoldConsumer(e.pol.OwnerTrait, d.UUID)
 	want := placement.Consumer{
 		Resources: map[string]map[string]int64{d.UUID: {d.Hold: d.Inventory[d.Hold].Total}},
 		ProjectID: e.pol.Nova.HoldProject, UserID: e.pol.Nova.HoldUser, Type: HoldConsumerType,
 	}
-	for attempt := 1; ; attempt++ {
+	err = e.retryOnConflict(ctx, func() error {
 		cur, err := e.pc.GetConsumer(ctx, id)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if cur.Resources[d.UUID][d.Hold] > 0 && len(cur.Resources) == 1 {
-			return false, nil // already there (placed by an earlier process)
+			return nil // already there (placed by an earlier process)
 		}
 		want.Generation = cur.Generation
-		err = e.pc.PutConsumer(ctx, id, want)
-		switch {
-		case err == nil:
-			return false, nil
-		case errors.Is(err, placement.ErrConcurrentUpdate) && attempt < e.opts.MaxAttempts:
-			continue
-		case isConflict(err):
+		err = c.w.putHold(ctx, d.UUID, id, want)
+		if isConflict(err) && !errors.Is(err, placement.ErrConcurrentUpdate) {
 			_, usages, uerr := e.pc.Usages(ctx, d.UUID)
-			if uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total {
-				return true, nil
+			if occupied = uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total; occupied {
+				return nil
 			}
 		}
-		return false, err
-	}
+		return onConflict(err)
+	})
+	return occupied, err
 }
 
 func isConflict(err error) bool {

@@ -55,7 +55,7 @@ func TestOutcomesSayWhatHappenedToEachNode(t *testing.T) {
 	if o := outcomeOf(t, r.cycle(), gone); o.Kind != engine.KindPendingDeletion || o.Proof != 1 || o.ProofsNeeded != 2 {
 		t.Errorf("first proof: %+v", o)
 	}
-	plan := r.eng.Cycle(context.Background(), true)
+	plan := r.eng.Plan(context.Background())
 	if o := outcomeOf(t, plan, gone); o.Kind != engine.KindDeleted || o.Proof != 2 || len(o.Writes) != 1 {
 		t.Errorf("planned deletion: %+v", o)
 	}

@@ -97,33 +97,34 @@ func isDesired(desired []Desired, uuid string) bool {
 // to be adopted by it), so it gets the marker and joins listed, where the
 // deletion rules (two proofs, no allocations) decide its fate like any
 // other. One that is gone or owned by another is forgotten.
-func (e *Engine) claimOrphans(ctx context.Context, desired []Desired, listed map[string]placement.Generation, r *Report) {
-	for _, uuid := range e.state.pendingOrphans(desired, listed) {
-		gen, traits, err := e.pc.Traits(ctx, uuid)
+func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
+	ours := c.e.pol.OwnerTrait
+	for _, uuid := range c.state.pendingOrphans(desired, listed) {
+		gen, traits, err := c.e.pc.Traits(ctx, uuid)
 		switch {
 		case errors.Is(err, placement.ErrNotFound):
-			e.state.drop(uuid)
+			c.state.drop(uuid)
 			continue
 		case err != nil:
-			r.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
+			c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
 			continue
-		case slices.Contains(traits, e.pol.OwnerTrait):
+		case slices.Contains(traits, ours):
 			listed[uuid] = gen // marked after all; the listing raced it
-		case foreignOwner(traits, e.pol.OwnerTrait) != "":
-			e.state.drop(uuid)
+		case foreignOwner(traits, ours) != "":
+			c.state.drop(uuid)
 			continue
 		default:
 			var set []string
-			if set, err = e.knownTraits(ctx, sortedSet(append(traits, e.pol.OwnerTrait))); err == nil {
-				gen, err = e.pc.SetTraits(ctx, uuid, gen, set)
+			if set, err = c.knownTraits(ctx, sortedSet(append(traits, ours))); err == nil {
+				gen, err = c.w.setTraits(ctx, uuid, gen, set)
 			}
 			if err != nil {
-				r.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
+				c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
 				continue
 			}
-			e.log.Info("provider created before a crash marked as ours", "node", uuid)
+			c.e.log.Info("provider created before a crash marked as ours", "node", uuid)
 			listed[uuid] = gen
 		}
-		e.state.update(uuid, func(k *known) { k.Pending = false; k.Generation = "" })
+		c.state.update(uuid, func(k *known) { k.Pending = false; k.Generation = "" })
 	}
 }

@@ -99,7 +99,7 @@ func benchIdleCycle(b *testing.B, n int) {
 	src := &source{nodes: scaleFleet(n), gone: map[string]bool{}}
 	pol := engine.Policy{OwnerTrait: engine.OwnerTrait("bench"), MarkerTraits: []string{"COMPUTE_NODE"}}
 	eng := engine.New(src, pc, pol, engine.Options{Concurrency: 4}, nil, nil)
-	if r := eng.Cycle(ctx, false); len(r.Errors) > 0 || r.Created != n {
+	if r := eng.Cycle(ctx); len(r.Errors) > 0 || r.Created != n {
 		b.Fatalf("cold cycle: created %d, %v", r.Created, r.ErrorMessages())
 	}
 	var cpu time.Duration
@@ -109,7 +109,7 @@ func benchIdleCycle(b *testing.B, n int) {
 		var r engine.Report
 		// Labelled, so a -cpuprofile can leave the cold cycle out:
 		// go tool pprof -tagfocus phase=idle.
-		pprof.Do(ctx, pprof.Labels("phase", "idle"), func(ctx context.Context) { r = eng.Cycle(ctx, false) })
+		pprof.Do(ctx, pprof.Labels("phase", "idle"), func(ctx context.Context) { r = eng.Cycle(ctx) })
 		cpu += cpuTime() - t
 		if r.PlacementRequests != 1 || r.Unchanged != n {
 			b.Fatalf("idle cycle: %d requests, %d unchanged", r.PlacementRequests, r.Unchanged)

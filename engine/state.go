@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 )
 
-// known is what the engine last saw of one provider, valid while the
-// provider's generation is unchanged: any change bumps the generation.
+// known is what the engine last saw of one provider (Observed, valid
+// while the provider's generation is unchanged: any change bumps the
+// generation) and the provider's ownership record (every other field).
 type known struct {
 	Observed
 	Managed Managed
@@ -162,6 +164,14 @@ func (s *State) write(b []byte) error {
 	return nil
 }
 
+// clone copies the state to memory only (no file), for a plan to work on:
+// entries are values whose slices and maps are replaced, never modified.
+func (s *State) clone() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version}
+}
+
 func (s *State) get(uuid string) (known, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -183,13 +193,15 @@ func (s *State) put(uuid string, k known) {
 	s.mu.Unlock()
 }
 
-// invalidate drops what was seen of a provider but keeps what the engine
-// manages on it, so a re-read still knows which traits are its own.
+// invalidate drops what was seen of a provider but keeps its record —
+// what the engine manages on it, its proofs, its plugin — so a re-read
+// still knows which traits are its own.
 func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Managed: k.Managed, Retained: k.Retained, GoneSince: k.GoneSince, ProofRound: k.ProofRound, Pending: k.Pending, Plugin: k.Plugin}
+		k.Observed = Observed{} // the record (every other field) stays whole
+		s.providers[uuid] = k
 	}
 	s.mu.Unlock()
 }
@@ -209,41 +221,6 @@ func (s *State) drop(uuid string) {
 	s.dirty = true
 	delete(s.providers, uuid)
 	s.mu.Unlock()
-}
-
-// nextRound counts a cycle and returns its number, and whether a
-// deletion proof is pending: then the count must reach the file before
-// the cycle acts, or a crash could hide this cycle from the next process
-// and make two proofs around it look consecutive.
-func (s *State) nextRound() (round int64, pending bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.round++
-	for _, k := range s.providers {
-		if !k.GoneSince.IsZero() {
-			s.dirty = true
-			return s.round, true
-		}
-	}
-	return s.round, false
-}
-
-// anyProof says whether some provider has a proof of deletion pending.
-func (s *State) anyProof() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range s.providers {
-		if !k.GoneSince.IsZero() {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *State) peekRound() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.round
 }
 
 // Microversion is the Placement microversion recorded with the state, for

@@ -21,121 +21,181 @@ const (
 	updated
 )
 
+// providerSync is one provider's sync, across its tries.
+type providerSync struct {
+	d        Desired
+	listed   placement.Generation // from this cycle's listing; "" once it says nothing
+	exists   bool
+	adopting bool     // found by its name: taken over if its owner may be
+	seen     known    // before this cycle: to see another writer's rewrite
+	prev     known    // as of this try
+	retained []string // classes kept reserved under live allocations
+	tries    int
+	counted  bool // its foreign rewrite is counted
+	conflict int
+}
+
 // syncOne makes one provider match d. listed is the generation from this
-// cycle's listing, or "" if the provider was not listed. On a generation
-// conflict it re-reads the provider and plans again from the fresh state,
-// with backoff, up to MaxAttempts; on 404 it recreates the provider.
-func (e *Engine) syncOne(ctx context.Context, d Desired, listed placement.Generation, dry bool) (outcome, []Write, int, error) {
-	exists, adopting := listed != "", false
-	conflicts := 0
-	seen, _ := e.state.get(d.UUID) // before this cycle: to see another writer's rewrite
-	counted := false
-	for attempt := 1; ; attempt++ {
-		// The first time, the entry is still seen: one lookup, not three
-		// (the state lock and map were a tenth of an idle cycle).
-		prev := seen
-		if attempt > 1 {
-			prev, _ = e.state.get(d.UUID)
+// cycle's listing, or "" if the provider was not listed. Each try
+// observes the provider, checks it is ours to write, plans the writes and
+// applies them; a failed write is classified, and a generation conflict,
+// a provider that vanished or whose name raced, is tried again from a
+// fresh read (retryOnConflict).
+func (c *cycle) syncOne(ctx context.Context, d Desired, listed placement.Generation) (res outcome, conflicts int, err error) {
+	p := &providerSync{d: d, listed: listed, exists: listed != ""}
+	// The first try uses the entry seen: one lookup, not three (the
+	// state lock and map were a tenth of an idle cycle).
+	p.seen, _ = c.state.get(d.UUID)
+	err = c.e.retryOnConflict(ctx, func() (err error) {
+		res, err = c.syncOnce(ctx, p)
+		return err
+	})
+	if errors.Is(err, errGaveUp) {
+		if errors.Is(err, placement.ErrConcurrentUpdate) {
+			p.conflict-- // Conflicts counts the conflicts retried; the last was not
 		}
-		o, fresh, err := e.observe(ctx, d.UUID, exists, listed, prev)
-		if errors.Is(err, placement.ErrNotFound) {
-			exists, listed = false, ""
-			continue
-		}
-		if err != nil {
-			return unchanged, nil, conflicts, err
-		}
-		if !adopting && o.Exists && !slices.Contains(o.Traits, e.pol.OwnerTrait) {
-			// Re-read after a conflict: another engine took it over meanwhile
-			// (a hand-over); writing now would put two owner markers on it.
-			if owner := foreignOwner(o.Traits, e.pol.OwnerTrait); owner != "" {
-				return unchanged, nil, conflicts, fmt.Errorf("provider %s was taken over by %s: %w", d.UUID, owner, errOwned)
-			}
-		}
-		if adopting {
-			owner := foreignOwner(o.Traits, e.pol.OwnerTrait)
-			if owner != "" && !e.mayTakeOver(owner) {
-				return unchanged, nil, conflicts, fmt.Errorf("provider %s exists and is owned by %s: %w", d.UUID, owner, errOwned)
-			}
-			if owner != "" {
-				// The marker flips in one generation-checked write: if the
-				// old owner writes first, this fails and is retried.
-				prev.Managed.Traits = append(slices.Clone(prev.Managed.Traits), owner)
-				e.log.Info("taking over provider", "node", d.UUID, "from", owner)
-			}
-		}
-		retained := prev.Retained
-		// Usages are re-read even when the generation says unchanged:
-		// DELETE /allocations frees a class without bumping it.
-		if len(retained) > 0 && o.Exists && !dry {
-			if retained, err = e.stillInUse(ctx, d, o); err != nil {
-				return unchanged, nil, conflicts, err
-			}
-		}
-		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) { // shared slices: clone first
-			d.Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
-		}
-		ws := Plan(withRetained(d, retained, o), o, prev.Managed)
-		if fresh && !dry && !counted && foreignRewrite(seen, o, ws) {
-			counted = true
-			e.foreign.Add(1)
-		}
-		if dry {
-			e.synced(d, o, o, ws, dry)
-			return planned(o, ws), ws, conflicts, nil
-		}
-		after, err := e.apply(ctx, d, o, ws)
-		if err != nil && (fresh || after.Generation != o.Generation) {
+		err = fmt.Errorf("provider %s: %w", d.UUID, err)
+	}
+	return res, p.conflict, err
+}
+
+// syncOnce is one try: observe → own → plan → apply (→ classify).
+func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) {
+	p.prev = p.seen
+	if p.tries++; p.tries > 1 {
+		p.prev, _ = c.state.get(p.d.UUID)
+	}
+	o, fresh, err := c.observeProvider(ctx, p)
+	if errors.Is(err, placement.ErrNotFound) {
+		p.exists, p.listed = false, ""
+		return unchanged, again(err)
+	}
+	if err != nil {
+		return unchanged, err
+	}
+	if err := c.ownProvider(p, o); err != nil {
+		return unchanged, err
+	}
+	ws, err := c.planProvider(ctx, p, o, fresh)
+	if err != nil {
+		return unchanged, err
+	}
+	after, err := c.apply(ctx, o, ws)
+	if err != nil {
+		if fresh || after.Generation != o.Generation {
 			// What was read and written before the failure still holds (a
 			// cache entry is used only while its generation is listed): a
 			// 5xx on the last write must not cost three reads next cycle.
-			e.state.update(d.UUID, func(k *known) { k.Observed = after })
+			c.state.update(p.d.UUID, func(k *known) { k.Observed = after })
 		}
-		switch {
-		case err == nil:
-			now := known{Observed: after, Retained: retained, Managed: Managed{Traits: d.Traits, Aggregates: d.Aggregates},
-				Plugin: e.opts.Plugin}
-			if fresh || len(ws) > 0 || !sameKnown(prev, now) {
-				e.state.put(d.UUID, now) // an idle provider leaves the cache clean: no save
+		return unchanged, c.classify(ctx, p, o, err)
+	}
+	now := known{Observed: after, Retained: p.retained, Managed: Managed{Traits: p.d.Traits, Aggregates: p.d.Aggregates},
+		Plugin: c.e.opts.Plugin}
+	if fresh || len(ws) > 0 || !sameKnown(p.prev, now) {
+		c.state.put(p.d.UUID, now) // an idle provider leaves the cache clean: no save
+	}
+	c.synced(p.d, o, after, ws)
+	return planned(o, ws), nil
+}
+
+// observeProvider returns the provider's state: from the cache when the
+// listed generation equals the cached one (nothing changed since), else
+// read; fresh says it was read.
+func (c *cycle) observeProvider(ctx context.Context, p *providerSync) (o Observed, fresh bool, err error) {
+	if !p.exists {
+		return Observed{}, false, nil
+	}
+	if p.listed != "" && p.prev.Generation == p.listed {
+		return p.prev.Observed, false, nil
+	}
+	o, err = c.read(ctx, p.d.UUID)
+	return o, true, err
+}
+
+// ownProvider checks the provider is this engine's to write. Re-read after
+// a conflict, it may have been taken over by another engine meanwhile (a
+// hand-over): writing now would put two owner markers on it. One found by
+// its name is taken over only from an owner the policy allows.
+func (c *cycle) ownProvider(p *providerSync, o Observed) error {
+	ours := c.e.pol.OwnerTrait
+	if !p.adopting {
+		if o.Exists && !slices.Contains(o.Traits, ours) {
+			if owner := foreignOwner(o.Traits, ours); owner != "" {
+				return fmt.Errorf("provider %s was taken over by %s: %w", p.d.UUID, owner, errOwned)
 			}
-			e.synced(d, o, after, ws, dry)
-			return planned(o, ws), ws, conflicts, nil
-		case attempt >= e.opts.MaxAttempts:
-			return unchanged, nil, conflicts, fmt.Errorf("provider %s: gave up after %d attempts: %w", d.UUID, attempt, err)
-		case errors.Is(err, placement.ErrConcurrentUpdate):
-			conflicts++
-			exists, listed = true, ""
-		case errors.Is(err, placement.ErrNotFound):
-			exists, listed = false, "" // vanished behind our back: recreate now
-		case errors.Is(err, placement.ErrDuplicateName):
-			if err := e.checkName(ctx, d); err != nil {
-				return unchanged, nil, conflicts, err
-			}
-			exists, listed, adopting = true, "", true
-		case errors.Is(err, placement.ErrInventoryInUse):
-			// The class changed under a live allocation (nova crashed here at
-			// start-up): keep the old class, fully reserved, until it is free.
-			if retained, err = e.stillInUse(ctx, d, o); err != nil {
-				return unchanged, nil, conflicts, err
-			}
-			e.state.update(d.UUID, func(k *known) { k.Retained = retained })
-			e.log.Warn("resource class changed on an occupied node; old class kept reserved",
-				"node", d.UUID, "kept", retained)
-			exists, listed = true, ""
-		default:
-			return unchanged, nil, conflicts, fmt.Errorf("provider %s: %w", d.UUID, err)
 		}
-		e.state.invalidate(d.UUID)
-		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
-			return unchanged, nil, conflicts, err
+		return nil
+	}
+	owner := foreignOwner(o.Traits, ours)
+	if owner != "" && !c.e.mayTakeOver(owner) {
+		return fmt.Errorf("provider %s exists and is owned by %s: %w", p.d.UUID, owner, errOwned)
+	}
+	if owner != "" {
+		// The marker flips in one generation-checked write: if the old
+		// owner writes first, this fails and is retried.
+		p.prev.Managed.Traits = append(slices.Clone(p.prev.Managed.Traits), owner)
+		c.e.log.Info("taking over provider", "node", p.d.UUID, "from", owner)
+	}
+	return nil
+}
+
+// planProvider lists the writes that make o match d, classes still in use
+// kept reserved, and counts another writer's rewrite.
+func (c *cycle) planProvider(ctx context.Context, p *providerSync, o Observed, fresh bool) ([]Write, error) {
+	p.retained = p.prev.Retained
+	// Usages are re-read even when the generation says unchanged:
+	// DELETE /allocations frees a class without bumping it.
+	if len(p.retained) > 0 && o.Exists {
+		var err error
+		if p.retained, err = c.stillInUse(ctx, p.d, o); err != nil {
+			return nil, err
 		}
 	}
+	ws := Plan(withRetained(p.d, p.retained, o), o, p.prev.Managed)
+	if fresh && !p.counted && foreignRewrite(p.seen, o, ws) {
+		p.counted = true
+		c.foreign.Add(1)
+	}
+	return ws, nil
+}
+
+// classify tells a failed write worth another try, once what it needs is
+// re-read, from a final failure.
+func (c *cycle) classify(ctx context.Context, p *providerSync, o Observed, err error) error {
+	switch {
+	case errors.Is(err, placement.ErrConcurrentUpdate):
+		p.conflict++
+		p.exists, p.listed = true, ""
+	case errors.Is(err, placement.ErrNotFound):
+		p.exists, p.listed = false, "" // vanished behind our back: recreate now
+	case errors.Is(err, placement.ErrDuplicateName):
+		if err := c.checkName(ctx, p.d); err != nil {
+			return err
+		}
+		p.exists, p.listed, p.adopting = true, "", true
+	case errors.Is(err, placement.ErrInventoryInUse):
+		// The class changed under a live allocation (nova crashed here at
+		// start-up): keep the old class, fully reserved, until it is free.
+		retained, err := c.stillInUse(ctx, p.d, o)
+		if err != nil {
+			return err
+		}
+		c.state.update(p.d.UUID, func(k *known) { k.Retained = retained })
+		c.e.log.Warn("resource class changed on an occupied node; old class kept reserved",
+			"node", p.d.UUID, "kept", retained)
+		p.exists, p.listed = true, ""
+	default:
+		return fmt.Errorf("provider %s: %w", p.d.UUID, err)
+	}
+	c.state.invalidate(p.d.UUID)
+	return again(err)
 }
 
 // stillInUse returns the observed classes the source no longer reports
 // that still have allocations.
-func (e *Engine) stillInUse(ctx context.Context, d Desired, o Observed) ([]string, error) {
-	_, usages, err := e.pc.Usages(ctx, d.UUID)
+func (c *cycle) stillInUse(ctx context.Context, d Desired, o Observed) ([]string, error) {
+	_, usages, err := c.e.pc.Usages(ctx, d.UUID)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: read usages: %w", d.UUID, err)
 	}
@@ -176,34 +236,20 @@ func planned(o Observed, ws []Write) outcome {
 	return unchanged
 }
 
-// observe returns the provider's state: from the cache entry k when the
-// listed generation equals its generation (nothing changed since), else
-// read.
-func (e *Engine) observe(ctx context.Context, uuid string, exists bool, listed placement.Generation, k known) (o Observed, fresh bool, err error) {
-	if !exists {
-		return Observed{}, false, nil
-	}
-	if listed != "" && k.Generation == listed {
-		return k.Observed, false, nil
-	}
-	o, err = e.read(ctx, uuid)
-	return o, true, err
-}
-
 // read fetches inventory, traits and aggregates. Each answer carries the
 // generation; if they differ something changed between the reads, so read
 // again until one consistent view is seen.
-func (e *Engine) read(ctx context.Context, uuid string) (Observed, error) {
+func (c *cycle) read(ctx context.Context, uuid string) (Observed, error) {
 	for try := 0; ; try++ {
-		g1, inv, err := e.pc.Inventories(ctx, uuid)
+		g1, inv, err := c.e.pc.Inventories(ctx, uuid)
 		if err != nil {
 			return Observed{}, err
 		}
-		g2, traits, err := e.pc.Traits(ctx, uuid)
+		g2, traits, err := c.e.pc.Traits(ctx, uuid)
 		if err != nil {
 			return Observed{}, err
 		}
-		g3, aggs, err := e.pc.Aggregates(ctx, uuid)
+		g3, aggs, err := c.e.pc.Aggregates(ctx, uuid)
 		if err != nil {
 			return Observed{}, err
 		}
@@ -217,11 +263,11 @@ func (e *Engine) read(ctx context.Context, uuid string) (Observed, error) {
 
 // apply sends the writes in order, each with the generation the previous
 // answer returned, and returns the provider's state afterwards.
-func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (Observed, error) {
+func (c *cycle) apply(ctx context.Context, o Observed, ws []Write) (Observed, error) {
 	o.Traits, o.Aggregates = slices.Clone(o.Traits), slices.Clone(o.Aggregates)
 	var refused error // a trait write Placement refused (400)
 	for _, w := range ws {
-		next, err := e.write(ctx, w, o)
+		next, err := c.write(ctx, w, o)
 		if err != nil && w.Op == OpTraits && isBadRequest(err) {
 			// The inventory (the reservation) matters more than the
 			// traits: write it anyway and report the refusal.
@@ -232,7 +278,7 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 			return o, fmt.Errorf("%s: %w", w.Op, err)
 		}
 		if next.Generation != o.Generation {
-			e.emit(ProviderWritten{Node: w.UUID, Op: w.Op,
+			c.e.emit(ProviderWritten{Node: w.UUID, Op: w.Op,
 				GenerationBefore: string(o.Generation), GenerationAfter: string(next.Generation)})
 		}
 		o = next
@@ -242,28 +288,28 @@ func (e *Engine) apply(ctx context.Context, d Desired, o Observed, ws []Write) (
 
 // write sends one write and returns the provider's state after it; on
 // error the state passed in still stands.
-func (e *Engine) write(ctx context.Context, w Write, o Observed) (Observed, error) {
+func (c *cycle) write(ctx context.Context, w Write, o Observed) (Observed, error) {
 	var err error
 	switch w.Op {
 	case OpCreate:
-		var p placement.Provider
-		p, err = e.pc.CreateProvider(ctx, w.UUID, w.Name)
-		o = Observed{Exists: true, Generation: p.Generation, Inventory: map[string]placement.Inventory{}}
+		var gen placement.Generation
+		gen, err = c.w.createProvider(ctx, w.UUID, w.Name)
+		o = Observed{Exists: true, Generation: gen, Inventory: map[string]placement.Inventory{}}
 	case OpTraits:
 		var set []string
-		if set, err = e.knownTraits(ctx, w.Traits); err == nil && !sameSet(set, o.Traits) {
+		if set, err = c.knownTraits(ctx, w.Traits); err == nil && !sameSet(set, o.Traits) {
 			// Left out unknown traits can make the write a no-op, which
 			// Placement would still count as a change (a new generation).
-			o.Generation, err = e.pc.SetTraits(ctx, w.UUID, o.Generation, set)
+			o.Generation, err = c.w.setTraits(ctx, w.UUID, o.Generation, set)
 			o.Traits = set
 		}
 	case OpInventory:
-		if err = e.ensureClasses(ctx, w.Inventory); err == nil {
-			o.Generation, err = e.pc.SetInventories(ctx, w.UUID, o.Generation, w.Inventory)
+		if err = c.ensureClasses(ctx, w.Inventory); err == nil {
+			o.Generation, err = c.w.setInventories(ctx, w.UUID, o.Generation, w.Inventory)
 			o.Inventory = w.Inventory
 		}
 	case OpAggregates:
-		o.Generation, err = e.pc.SetAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
+		o.Generation, err = c.w.setAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
 		o.Aggregates = w.Aggregates
 	}
 	return o, err
@@ -274,51 +320,11 @@ func isBadRequest(err error) bool {
 	return errors.As(err, &api) && api.Status == 400
 }
 
-// knownTraits creates the custom traits of ts and drops standard ones
-// this Placement does not know (e.g. from a newer os-traits): one unknown
-// trait must not block a node's traits, let alone its inventory, every
-// cycle (nova's _ensure_traits did).
-func (e *Engine) knownTraits(ctx context.Context, ts []string) ([]string, error) {
-	var standard, waiting []string
-	for _, t := range ts {
-		if strings.HasPrefix(t, "CUSTOM_") {
-			err := e.pc.EnsureTrait(ctx, t)
-			if errors.Is(err, placement.ErrWriteBudget) { // written in a later cycle; the cycle reports it
-				waiting = append(waiting, t)
-			} else if err != nil {
-				return nil, err
-			}
-		} else {
-			standard = append(standard, t)
-		}
-	}
-	if len(waiting) > 0 {
-		ts = slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(waiting, t) })
-	}
-	unknown, err := e.pc.UnknownTraits(ctx, standard)
-	if err != nil || len(unknown) == 0 {
-		return ts, err
-	}
-	e.log.Warn("traits unknown to Placement left out", "traits", unknown)
-	return slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(unknown, t) }), nil
-}
-
-func (e *Engine) ensureClasses(ctx context.Context, inv map[string]placement.Inventory) error {
-	for rc := range inv {
-		if strings.HasPrefix(rc, "CUSTOM_") {
-			if err := e.pc.EnsureResourceClass(ctx, rc); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // checkName tells a uuid race (the provider exists: adopt it if it is not
 // someone else's) from a different provider holding the name, which is
 // reported and never overwritten.
-func (e *Engine) checkName(ctx context.Context, d Desired) error {
-	_, err := e.pc.GetProvider(ctx, d.UUID)
+func (c *cycle) checkName(ctx context.Context, d Desired) error {
+	_, err := c.e.pc.GetProvider(ctx, d.UUID)
 	if errors.Is(err, placement.ErrNotFound) {
 		return fmt.Errorf("provider name %s is held by a provider with another uuid: %w", d.Name, errNameTaken)
 	}
@@ -343,6 +349,45 @@ func foreignOwner(traits []string, ours string) string {
 // at 2 s, jittered (placement.Backoff).
 func backoff(attempt int) time.Duration {
 	return placement.Backoff(20*time.Millisecond, 2*time.Second, attempt+1)
+}
+
+// retryable marks an error worth another try (again).
+type retryable struct{ error }
+
+func (r retryable) Unwrap() error { return r.error }
+
+// again marks err worth another try, once its cause is re-read.
+func again(err error) error { return retryable{err} }
+
+// onConflict marks a generation conflict worth another try.
+func onConflict(err error) error {
+	if errors.Is(err, placement.ErrConcurrentUpdate) {
+		return again(err)
+	}
+	return err
+}
+
+// errGaveUp wraps the last error of a write that met MaxAttempts conflicts.
+var errGaveUp = errors.New("gave up")
+
+// retryOnConflict runs try until it succeeds, fails for good (an error not
+// marked by again), or has failed MaxAttempts times; between tries it
+// waits a jittered backoff. Every loop that meets Placement's generation
+// conflicts goes through it.
+func (e *Engine) retryOnConflict(ctx context.Context, try func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := try()
+		var r retryable
+		if !errors.As(err, &r) {
+			return err
+		}
+		if attempt >= e.opts.MaxAttempts {
+			return fmt.Errorf("%w after %d attempts: %w", errGaveUp, attempt, r.error)
+		}
+		if err := placement.Sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
 }
 
 // sameKnown compares what a put would change when the observation came

@@ -151,7 +151,6 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		MaxConns: cfg.Placement.Connections,
 		// From the state file: a new process skips the discovery request.
 		Microversion: c.microversion,
-		NewNames:     cfg.Placement.NewNamesPerCycle,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log

@@ -27,14 +27,14 @@ func TestRevokedTokenCostsThePluginNoCycleE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.close(ctx)
-	if r := w.eng.Cycle(ctx, false); len(r.Errors) > 0 || r.Created != 1 {
+	if r := w.eng.Cycle(ctx); len(r.Errors) > 0 || r.Created != 1 {
 		t.Fatalf("first cycle: %+v", r)
 	}
 	issued := len(ks.Issued())
 	failed := 0
 	for i := range 3 {
 		ks.Revoke()
-		if r := w.eng.Cycle(ctx, false); len(r.Errors) > 0 {
+		if r := w.eng.Cycle(ctx); len(r.Errors) > 0 {
 			failed++
 			t.Errorf("cycle %d after the revocation failed: %v", i+2, r.Errors)
 		}

@@ -23,7 +23,7 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 	if err := uncoordinated(w.cfg, true); err != nil {
 		return err
 	}
-	r := filterReport(w.eng.Cycle(ctx, true), node)
+	r := filterReport(w.eng.Plan(ctx), node)
 	return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 }
 

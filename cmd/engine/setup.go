@@ -109,7 +109,7 @@ func policy(cfg *config.Config) engine.Policy {
 
 func options(cfg *config.Config) engine.Options {
 	return engine.Options{Concurrency: cfg.Engine.Concurrency, MaxAttempts: cfg.Engine.MaxAttempts,
-		DeleteGrace: cfg.Engine.DeleteGrace.D(), DeleteLimit: cfg.Engine.DeleteLimit}
+		DeleteGrace: cfg.Engine.DeleteGrace.D(), DeleteLimit: cfg.Engine.DeleteLimit, NewNames: cfg.Placement.NewNamesPerCycle}
 }
 
 func (w *world) close(ctx context.Context) { w.plugin.Close(ctx); w.cloud.close(ctx) }

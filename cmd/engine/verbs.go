@@ -27,8 +27,11 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, 
 	if err := uncoordinated(w.cfg, dry); err != nil {
 		return err
 	}
-	r := w.eng.Cycle(ctx, dry)
-	if !dry {
+	var r engine.Report
+	if dry {
+		r = w.eng.Plan(ctx)
+	} else {
+		r = w.eng.Cycle(ctx)
 		if err := w.eng.State().Save(); err != nil {
 			log.Warn("state cache not saved", "err", err)
 		}

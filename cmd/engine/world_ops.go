@@ -31,7 +31,7 @@ type daemonWorld struct {
 	ev     *worldEvents // [events], nil without (events.go)
 }
 
-func (w *daemonWorld) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx, false) }
+func (w *daemonWorld) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx) }
 func (w *daemonWorld) Save() error                             { return w.state.Save() }
 func (w *daemonWorld) Close(ctx context.Context) {
 	w.ev.stop()

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,36 +59,25 @@ type Config struct {
 	// Transport, if set, replaces the network (tests serve a handler
 	// in-process, so testing/synctest can run the backoff).
 	Transport http.RoundTripper
-	// NewNames caps the custom traits and resource classes created
-	// between two BeginCycle calls (0: DefaultNewNames).
-	NewNames int
 }
 
 // Client talks to one Placement. It is safe for concurrent use.
 type Client struct {
 	sc       *gophercloud.ServiceClient
 	requests atomic.Int64
+	taken    atomic.Int64 // requests counted by TakeRequests
 	retries  atomic.Int64
 	retry    Retry
 	log      *slog.Logger
 
-	mu      sync.Mutex
-	ensured map[string]bool // resource classes and traits known to exist
-	unknown map[string]bool // standard traits Placement lacks
-
 	cached bool        // the microversion came from Config, not discovery
 	stale  atomic.Bool // Placement refused the cached microversion
-	budget budget      // of new names per cycle
 }
 
 // New connects to Placement and negotiates the microversion. A server
 // older than MinVersion is refused.
 func New(ctx context.Context, cfg Config) (*Client, error) {
-	c := &Client{ensured: map[string]bool{}, unknown: map[string]bool{}, retry: cfg.Retry.withDefaults(), log: cfg.Logger,
-		budget: budget{limit: cfg.NewNames}}
-	if c.budget.limit <= 0 {
-		c.budget.limit = DefaultNewNames
-	}
+	c := &Client{retry: cfg.Retry.withDefaults(), log: cfg.Logger}
 	pc := cfg.Provider
 	if pc == nil {
 		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
@@ -146,6 +134,13 @@ func (c *Client) Microversion() string { return c.sc.Microversion }
 
 // Requests counts HTTP requests sent so far, retries included.
 func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// TakeRequests returns the requests sent since it was last called (since
+// New the first time, so the discovery request is counted once).
+func (c *Client) TakeRequests() int64 {
+	now := c.requests.Load()
+	return now - c.taken.Swap(now)
+}
 
 // Retries counts requests sent again after a 5xx or a dropped connection.
 func (c *Client) Retries() int64 { return c.retries.Load() }
@@ -290,93 +285,37 @@ type limitedBody struct {
 	io.Closer
 }
 
-// EnsureResourceClass creates a custom resource class once per process.
+// EnsureResourceClass creates a custom resource class (an existing one
+// is no error). The engine calls it once per name (engine/names.go).
 func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
-	return c.ensure(ctx, "rc:"+name, func() error {
-		return c.do(ctx, "PUT", "resource_classes/"+url.PathEscape(name), nil, nil, 201, 204)
-	})
+	return c.do(ctx, "PUT", "resource_classes/"+url.PathEscape(name), nil, nil, 201, 204)
 }
 
-// EnsureTrait creates a custom trait once per process.
+// EnsureTrait creates a custom trait (an existing one is no error).
 func (c *Client) EnsureTrait(ctx context.Context, name string) error {
 	if !strings.HasPrefix(name, "CUSTOM_") {
 		return nil // standard traits exist already; an unknown one fails the PUT visibly
 	}
-	return c.ensure(ctx, "trait:"+name, func() error {
-		return c.do(ctx, "PUT", "traits/"+url.PathEscape(name), nil, nil, 201, 204)
-	})
+	return c.do(ctx, "PUT", "traits/"+url.PathEscape(name), nil, nil, 201, 204)
 }
 
-// UnknownTraits returns the names Placement does not know, asking once per
-// process per name (GET /traits?name=in:...).
+// UnknownTraits returns the names Placement does not know, in one
+// request (GET /traits?name=in:...).
 func (c *Client) UnknownTraits(ctx context.Context, names []string) ([]string, error) {
-	var ask []string
-	c.mu.Lock()
-	for _, n := range names {
-		if !c.ensured["trait:"+n] {
-			ask = append(ask, n)
-		}
-	}
-	c.mu.Unlock()
-	if len(ask) == 0 {
+	if len(names) == 0 {
 		return nil, nil
 	}
 	var out struct {
 		Traits []string `json:"traits"`
 	}
-	if err := c.do(ctx, "GET", "traits?name=in:"+strings.Join(ask, ","), nil, &out, 200); err != nil {
+	if err := c.do(ctx, "GET", "traits?name=in:"+strings.Join(names, ","), nil, &out, 200); err != nil {
 		return nil, fmt.Errorf("look up traits: %w", err)
 	}
 	var unknown []string
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, n := range ask {
-		if slices.Contains(out.Traits, n) {
-			c.ensured["trait:"+n] = true
-		} else {
-			c.unknown[n] = true
+	for _, n := range names {
+		if !slices.Contains(out.Traits, n) {
 			unknown = append(unknown, n)
 		}
 	}
 	return unknown, nil
-}
-
-// KnownUnknown reports a trait this process found missing from Placement
-// (until restart: Placement learns standard traits only on upgrade).
-func (c *Client) KnownUnknown(name string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.unknown[name]
-}
-
-// Unknown lists, sorted, the standard traits found missing so far.
-func (c *Client) Unknown() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.unknown))
-	for n := range c.unknown {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func (c *Client) ensure(ctx context.Context, key string, create func() error) error {
-	c.mu.Lock()
-	done := c.ensured[key]
-	var spent error
-	if !done {
-		spent = c.take(key)
-	}
-	c.mu.Unlock()
-	if done || spent != nil {
-		return spent
-	}
-	if err := create(); err != nil {
-		return fmt.Errorf("ensure %s: %w", key, err)
-	}
-	c.mu.Lock()
-	c.ensured[key] = true
-	c.mu.Unlock()
-	return nil
 }

@@ -49,13 +49,13 @@ func BenchmarkQuietCycleRefreshBeforeAboveLifetime(b *testing.B) {
 			PowerState: "power on", ProvisionState: "available"})
 	}
 	eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("bench")}, engine.Options{}, nil, nil)
-	if r := eng.Cycle(ctx, false); len(r.Errors) > 0 {
+	if r := eng.Cycle(ctx); len(r.Errors) > 0 {
 		b.Fatal(r.Errors)
 	}
 	before := len(ks.Issued())
 	b.ResetTimer()
 	for b.Loop() {
-		if r := eng.Cycle(ctx, false); len(r.Errors) > 0 || r.PlacementRequests != 1 {
+		if r := eng.Cycle(ctx); len(r.Errors) > 0 || r.PlacementRequests != 1 {
 			b.Fatal(r)
 		}
 	}

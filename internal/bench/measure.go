@@ -28,7 +28,7 @@ func cpuNow() time.Duration {
 // run in another process for CPU to be the engine's alone.
 func Measure(ctx context.Context, e *engine.Engine) CycleCost {
 	cpu, start := cpuNow(), time.Now()
-	r := e.Cycle(ctx, false)
+	r := e.Cycle(ctx)
 	return CycleCost{Requests: r.PlacementRequests, CPU: cpuNow() - cpu, Wall: time.Since(start), Errors: r.ErrorMessages()}
 }
 

@@ -138,7 +138,7 @@ func TestPlanLeavesThePageAlone(t *testing.T) {
 	r := newRig(t, 3)
 	r.cycle()
 	r.src.set(func(s *source) { s.nodes[1].Maintenance = true })
-	plan := r.eng.Cycle(context.Background(), true)
+	plan := r.eng.Plan(context.Background())
 	if plan.Updated != 1 {
 		t.Fatalf("plan %+v", plan)
 	}

@@ -137,7 +137,7 @@ func (r *rig) cycle() engine.Report {
 	r.clock.advance(time.Minute)
 	start := r.clock.now()
 	r.ops.CycleStarted()
-	rep := r.eng.Cycle(context.Background(), false)
+	rep := r.eng.Cycle(context.Background())
 	r.ops.CycleDone(rep, start)
 	return rep
 }

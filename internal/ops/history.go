@@ -87,8 +87,8 @@ func (d *drift) take() ([]DriftRow, int) {
 // ignored.
 func (o *Ops) Observe(ev engine.Event) {
 	if start, ok := ev.(engine.CycleStarted); ok {
-		o.planning.Store(start.Dry)
-		if !start.Dry {
+		o.planning.Store(start.Plan)
+		if !start.Plan {
 			o.nodes.started()
 		}
 		return

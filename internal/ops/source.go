@@ -73,7 +73,7 @@ func (w *wrapped) ListInstances(ctx context.Context) (is []hostabi.Instance, err
 // ConfirmDeleted forwards to the source; Supports tells the engine
 // whether that means anything.
 func (w *wrapped) ConfirmDeleted(ctx context.Context, uuids []string) (deleted, present []string, err error) {
-	c, ok := w.src.(engine.DeletionChecker)
+	c, ok := engine.ProvesDeletion(w.src)
 	if !ok {
 		return nil, nil, errors.New("the plugin cannot prove deletion")
 	}
@@ -84,14 +84,15 @@ func (w *wrapped) ConfirmDeleted(ctx context.Context, uuids []string) (deleted, 
 	return deleted, present, err
 }
 
-// Supports answers as the source would; a source without Supports
-// supports ConfirmDeleted exactly when it implements it.
+// Supports answers as the source would (engine.ProvesDeletion for
+// confirm_deleted); a source without Supports supports no other export.
 func (w *wrapped) Supports(export string) bool {
-	if s, ok := w.src.(interface{ Supports(string) bool }); ok {
-		return s.Supports(export)
+	if export == hostabi.ExportConfirmDeleted {
+		_, ok := engine.ProvesDeletion(w.src)
+		return ok
 	}
-	_, ok := w.src.(engine.DeletionChecker)
-	return ok && export == hostabi.ExportConfirmDeleted
+	s, ok := w.src.(engine.Supporter)
+	return ok && s.Supports(export)
 }
 
 // callOutcome tells a plugin failure from a call that ran out of time

@@ -86,7 +86,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 	src := &corpusSource{nodes: testNodes(4)}
 	state, _ := engine.LoadState("", "")
 	eng := newTestEngine(t, fake, src, state)
-	if rep := eng.Cycle(context.Background(), false); len(rep.Errors) > 0 {
+	if rep := eng.Cycle(context.Background()); len(rep.Errors) > 0 {
 		t.Fatal(rep.Errors)
 	}
 	good := slices.Clone(src.nodes)
@@ -95,7 +95,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 	src.nodes, src.instances = c.edit(cloneNodes(src.nodes), nil)
 	src.mu.Unlock()
 	fake.ResetRequests()
-	rep := eng.Cycle(context.Background(), false)
+	rep := eng.Cycle(context.Background())
 
 	if c.wantErr != "" && !slices.ContainsFunc(rep.ErrorMessages(), func(e string) bool { return strings.Contains(e, c.wantErr) }) {
 		t.Errorf("errors %q, want one containing %q", rep.Errors, c.wantErr)
@@ -124,7 +124,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 	}
 	// Bad input must not make every cycle write: the next one is idle.
 	fake.ResetRequests()
-	eng.Cycle(context.Background(), false)
+	eng.Cycle(context.Background())
 	for _, q := range fake.Requests() {
 		if q.Method != "GET" {
 			t.Errorf("second cycle wrote again: %s %s", q.Method, q.Path)

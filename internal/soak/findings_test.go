@@ -55,13 +55,13 @@ func TestStateSavesAfterAWriteGaveUp(t *testing.T) {
 	nodes := testNodes(2)
 	state, _ := engine.LoadState(filepath.Join(t.TempDir(), "state.json"), "soak")
 	eng := newTestEngine(t, fake, staticSource{nodes}, state)
-	if rep := eng.Cycle(context.Background(), false); len(rep.Errors) > 0 {
+	if rep := eng.Cycle(context.Background()); len(rep.Errors) > 0 {
 		t.Fatal(rep.Errors)
 	}
 	nodes[0].Maintenance = true
 	eng = newTestEngine(t, fake, staticSource{nodes}, state)
 	fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/inventories", Conflict: true})
-	if rep := eng.Cycle(context.Background(), false); len(rep.Errors) == 0 {
+	if rep := eng.Cycle(context.Background()); len(rep.Errors) == 0 {
 		t.Fatal("endless conflicts must make the write give up")
 	}
 	if err := state.Save(); err != nil {
@@ -85,7 +85,7 @@ func TestRetainedClassGoesWhenAForcedDeleteFreesIt(t *testing.T) {
 	cycle := func() {
 		t.Helper()
 		eng := newTestEngine(t, fake, staticSource{nodes}, state)
-		if rep := eng.Cycle(context.Background(), false); len(rep.Errors) > 0 {
+		if rep := eng.Cycle(context.Background()); len(rep.Errors) > 0 {
 			t.Fatal(rep.Errors)
 		}
 	}
@@ -123,9 +123,9 @@ func TestTraitPlacementRefusesDoesNotBlockTheReservation(t *testing.T) {
 	nodes := testNodes(1)
 	state, _ := engine.LoadState("", "")
 	eng := newTestEngine(t, fake, staticSource{nodes}, state)
-	eng.Cycle(context.Background(), false)
+	eng.Cycle(context.Background())
 	nodes[0].Traits, nodes[0].Maintenance = append(nodes[0].Traits, "CUSTOM_"), true
-	rep := eng.Cycle(context.Background(), false)
+	rep := eng.Cycle(context.Background())
 	p, _ := fake.Provider(nodes[0].UUID)
 	for rc, inv := range p.Inventories {
 		if inv.Reserved != inv.Total {
@@ -176,7 +176,7 @@ func TestReenrolledNodeNeedsTwoFreshProofs(t *testing.T) {
 	src := &proofSource{nodes: all, gone: map[string]bool{}}
 	state, _ := engine.LoadState("", "")
 	eng := newTestEngine(t, fake, src, state)
-	cycle := func() engine.Report { return eng.Cycle(context.Background(), false) }
+	cycle := func() engine.Report { return eng.Cycle(context.Background()) }
 	cycle()
 	victim := all[0].UUID
 	src.nodes, src.gone[victim] = all[1:], true // deleted
@@ -209,7 +209,7 @@ func TestTraitAddedByALostWriteIsStillRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := engine.New(staticSource{nodes}, pc, newPolicy().Policy, engine.Options{MaxAttempts: 1}, state, nil)
-	cycle := func() engine.Report { return eng.Cycle(context.Background(), false) }
+	cycle := func() engine.Report { return eng.Cycle(context.Background()) }
 	cycle()
 	nodes[0].Traits = []string{"CUSTOM_GPU"}
 	eng = engine.New(staticSource{nodes}, pc, newPolicy().Policy, engine.Options{MaxAttempts: 1}, state, nil)
@@ -254,7 +254,7 @@ func TestProofsBeforeACrashDoNotPairWithProofsAfterIt(t *testing.T) {
 	}
 	eng := start()
 	cycleAndSave := func() engine.Report {
-		rep := eng.Cycle(context.Background(), false)
+		rep := eng.Cycle(context.Background())
 		if err := eng.State().Save(); err != nil {
 			t.Fatal(err)
 		}
@@ -265,10 +265,10 @@ func TestProofsBeforeACrashDoNotPairWithProofsAfterIt(t *testing.T) {
 	src.nodes, src.gone[victim] = all[1:], true
 	cycleAndSave()                           // first proof, saved
 	src.nodes, src.gone[victim] = all, false // re-enrolled
-	eng.Cycle(context.Background(), false)   // listed: the proof is void; then the process dies unsaved
+	eng.Cycle(context.Background())          // listed: the proof is void; then the process dies unsaved
 	eng = start()
 	src.nodes, src.gone[victim] = all[1:], true // deleted again
-	rep := eng.Cycle(context.Background(), false)
+	rep := eng.Cycle(context.Background())
 	if _, ok := fake.Provider(victim); !ok || rep.Deleted > 0 {
 		t.Fatalf("deleted on one proof of the node's second deletion after a crash (report %+v)", rep)
 	}

@@ -119,7 +119,7 @@ func (r *Runner) runCycle(ctx context.Context) (rep engine.Report, panicked any)
 			panicked = x
 		}
 	}()
-	return r.eng.Cycle(ctx, false), nil
+	return r.eng.Cycle(ctx), nil
 }
 
 // midCycleHook strikes at the engine's n-th write: a crash, a graceful

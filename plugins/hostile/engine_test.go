@@ -51,7 +51,7 @@ func TestHostilePluginsNeverReachPlacement(t *testing.T) {
 
 	sound := guesttest.WasmLoader(guesttest.Build(t, "../fake"), wasmhost.Options{})
 	src.set(sound.OK(t, map[string]any{"nodes": 5, "seed": 9}))
-	if r := eng.Cycle(context.Background(), false); len(r.Errors) > 0 || r.Created != 5 {
+	if r := eng.Cycle(context.Background()); len(r.Errors) > 0 || r.Created != 5 {
 		t.Fatalf("first cycle: %+v", r)
 	}
 	providers := func() int {
@@ -95,7 +95,7 @@ func TestHostilePluginsNeverReachPlacement(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src.set(c.load.OK(t, c.cfg))
 			fake.ResetRequests()
-			r := eng.Cycle(context.Background(), false)
+			r := eng.Cycle(context.Background())
 			if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Message, c.want) || !strings.Contains(r.Errors[0].Message, "no writes this cycle") {
 				t.Fatalf("cycle errors %q, want one saying %q and no writes", r.Errors, c.want)
 			}
@@ -112,7 +112,7 @@ func TestHostilePluginsNeverReachPlacement(t *testing.T) {
 	t.Run("confirm_deleted", func(t *testing.T) {
 		src.set(hostile.OK(t, map[string]any{"attack": "panic", "in": "confirm_deleted"}))
 		fake.ResetRequests()
-		r := eng.Cycle(context.Background(), false)
+		r := eng.Cycle(context.Background())
 		if r.Deleted != 0 || !errorsContain(r.Errors, "plugin hostile: confirm_deleted: panicked") {
 			t.Fatalf("report %+v", r)
 		}
@@ -123,7 +123,7 @@ func TestHostilePluginsNeverReachPlacement(t *testing.T) {
 
 	// The daemon carries on: the sound plugin again, and all is well.
 	src.set(sound.OK(t, map[string]any{"nodes": 5, "seed": 9}))
-	if r := eng.Cycle(context.Background(), false); len(r.Errors) > 0 || r.Created+r.Updated+r.Unchanged < 5 {
+	if r := eng.Cycle(context.Background()); len(r.Errors) > 0 || r.Created+r.Updated+r.Unchanged < 5 {
 		t.Fatalf("cycle after the attacks: %+v", r)
 	}
 	if providers() < created {

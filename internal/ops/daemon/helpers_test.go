@@ -107,7 +107,7 @@ type world struct {
 	closed   bool
 }
 
-func (w *world) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx, false) }
+func (w *world) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx) }
 func (w *world) Save() error                             { return w.state.Save() }
 func (w *world) Settings() daemon.Settings               { return w.settings }
 func (w *world) Close(context.Context)                   { w.mu.Lock(); w.closed = true; w.mu.Unlock() }

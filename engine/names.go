@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// ErrNameBudget is the error of a custom trait or resource class not
+// created because this cycle's budget of new names is spent: it waits for
+// a later cycle, so one node with thousands of custom traits cannot
+// monopolise Placement.
+var ErrNameBudget = errors.New("budget of new traits and resource classes for this cycle spent")
+
+// DefaultNewNames is the default budget of new custom traits and
+// resource classes per cycle: a real fleet has tens of them, created on
+// the first cycle; a hostile plugin's thousands take many cycles.
+const DefaultNewNames = 100
+
+// nameBook is what this process learnt of Placement's names: custom
+// traits and resource classes that exist (created or found), standard
+// traits it knows, and standard traits it lacks (until restart: Placement
+// learns standard traits only on upgrade). A plan works on a copy.
+type nameBook struct {
+	mu      sync.Mutex
+	exist   map[string]bool // "trait:X", "rc:X"
+	unknown map[string]bool // standard traits Placement lacks
+}
+
+func newNameBook() *nameBook {
+	return &nameBook{exist: map[string]bool{}, unknown: map[string]bool{}}
+}
+
+func (b *nameBook) clone() *nameBook {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &nameBook{exist: maps.Clone(b.exist), unknown: maps.Clone(b.unknown)}
+}
+
+func (b *nameBook) has(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.exist[key]
+}
+
+func (b *nameBook) add(key string) {
+	b.mu.Lock()
+	b.exist[key] = true
+	b.mu.Unlock()
+}
+
+// isUnknown reports a standard trait found missing from Placement.
+func (b *nameBook) isUnknown(trait string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.unknown[trait]
+}
+
+// learn records which of asked Placement lacks.
+func (b *nameBook) learn(asked, unknown []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, n := range asked {
+		if slices.Contains(unknown, n) {
+			b.unknown[n] = true
+		} else {
+			b.exist["trait:"+n] = true
+		}
+	}
+}
+
+// unknownList lists, sorted, the standard traits found missing so far.
+func (b *nameBook) unknownList() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Sorted(maps.Keys(b.unknown))
+}
+
+// budget counts one cycle's new names.
+type budget struct {
+	mu           sync.Mutex
+	limit, spent int
+	waiting      map[string]bool
+}
+
+// take spends one unit on key, or says it must wait.
+func (b *budget) take(key string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.spent >= b.limit {
+		if b.waiting == nil {
+			b.waiting = map[string]bool{}
+		}
+		b.waiting[key] = true
+		return fmt.Errorf("ensure %s: %w", key, ErrNameBudget)
+	}
+	b.spent++
+	return nil
+}
+
+// summary says how many new names wait for a later cycle, with a few of
+// them as examples, in one line ("" if none).
+func (b *budget) summary() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(b.waiting)
+	if n == 0 {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(b.waiting))
+	ex := names[:min(len(names), 3)]
+	for i, k := range ex {
+		if len(k) > 64 {
+			ex[i] = k[:64] + "..."
+		}
+	}
+	return fmt.Sprintf("%d new traits or resource classes wait for later cycles (budget %d per cycle, placement new_names_per_cycle), e.g. %s",
+		n, b.limit, strings.Join(ex, ", "))
+}
+
+// ensure creates a custom trait or resource class (key "trait:X" or
+// "rc:X") once per process, within the cycle's budget.
+func (c *cycle) ensure(ctx context.Context, key string) error {
+	if c.names.has(key) {
+		return nil
+	}
+	if err := c.budget.take(key); err != nil {
+		return err
+	}
+	kind, name, _ := strings.Cut(key, ":")
+	if err := c.w.createName(ctx, kind, name); err != nil {
+		return fmt.Errorf("ensure %s: %w", key, err)
+	}
+	c.names.add(key)
+	return nil
+}
+
+// knownTraits creates the custom traits of ts and drops standard ones
+// this Placement does not know (e.g. from a newer os-traits): one unknown
+// trait must not block a node's traits, let alone its inventory, every
+// cycle (nova's _ensure_traits did). Traits waiting for the budget are
+// left out too; the cycle reports them.
+func (c *cycle) knownTraits(ctx context.Context, ts []string) ([]string, error) {
+	var ask, drop []string
+	for _, t := range ts {
+		switch {
+		case strings.HasPrefix(t, "CUSTOM_"):
+			err := c.ensure(ctx, "trait:"+t)
+			if errors.Is(err, ErrNameBudget) {
+				drop = append(drop, t)
+			} else if err != nil {
+				return nil, err
+			}
+		case c.names.isUnknown(t):
+			drop = append(drop, t)
+		case !c.names.has("trait:" + t):
+			ask = append(ask, t)
+		}
+	}
+	if len(ask) > 0 {
+		unknown, err := c.e.pc.UnknownTraits(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		c.names.learn(ask, unknown)
+		if len(unknown) > 0 {
+			c.e.log.Warn("traits unknown to Placement left out", "traits", unknown)
+			drop = append(drop, unknown...)
+		}
+	}
+	if len(drop) == 0 {
+		return ts, nil
+	}
+	return slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(drop, t) }), nil
+}
+
+// ensureClasses creates the custom resource classes of inv.
+func (c *cycle) ensureClasses(ctx context.Context, inv map[string]placement.Inventory) error {
+	for rc := range inv {
+		if strings.HasPrefix(rc, "CUSTOM_") {
+			if err := c.ensure(ctx, "rc:"+rc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package engine_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/engine"
+)
+
+// sent lists the provider writes Placement received, as "op uuid", in
+// the plan's terms; traits and resource classes created are left out.
+func sent(r *rig) []string {
+	var out []string
+	for _, q := range r.fake.Requests() {
+		seg := strings.Split(strings.Trim(q.Path, "/"), "/")
+		switch {
+		case q.Method == "POST" && q.Path == "/resource_providers":
+			out = append(out, string(engine.OpCreate)+" ?") // the uuid is in the body
+		case q.Method == "DELETE" && len(seg) == 2 && seg[0] == "resource_providers":
+			out = append(out, string(engine.OpDelete)+" "+seg[1])
+		case q.Method == "PUT" && len(seg) == 3 && seg[0] == "resource_providers":
+			out = append(out, "set_"+seg[2]+" "+seg[1])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// planned lists a plan's writes in the same terms.
+func planned(rep engine.Report) []string {
+	var out []string
+	for _, w := range rep.Writes {
+		u := w.UUID
+		if w.Op == engine.OpCreate {
+			u = "?"
+		}
+		out = append(out, string(w.Op)+" "+u)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A plan runs the cycle's own code with a recording writer: it sends no
+// write, leaves the engine's state as it was, and lists exactly the
+// writes the next cycle sends — creates, updates and a proven deletion.
+func TestPlanListsTheWritesTheCycleSends(t *testing.T) {
+	r := newRig(t, 5)
+	r.cleanCycle()
+	gone := nodeUUID(4)
+	r.src.set(func(s *source) {
+		s.nodes = s.nodes[:4]
+		s.gone[gone] = true
+	})
+	r.cleanCycle() // the first proof
+	r.src.set(func(s *source) {
+		s.nodes[0].Maintenance = true
+		s.nodes[1].Traits = []string{"CUSTOM_GPU"}
+		s.nodes = append(s.nodes, fleet(7)[5:]...)
+	})
+	before := r.state.KnownProviders()
+	r.fake.ResetRequests()
+	plan := r.eng.Plan(context.Background())
+	if len(plan.Errors) > 0 || len(sent(r)) != 0 {
+		t.Fatalf("plan errors %v, wrote %v", plan.Errors, sent(r))
+	}
+	if o := outcomeOf(t, plan, gone); o.Kind != engine.KindDeleted || len(o.Writes) != 1 {
+		t.Errorf("planned deletion: %+v", o)
+	}
+	if after := r.state.KnownProviders(); !slices.Equal(before, after) {
+		t.Errorf("a plan changed the state: %v, then %v", before, after)
+	}
+	r.fake.ResetRequests()
+	rep := r.cleanCycle()
+	if got, want := sent(r), planned(plan); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("cycle sent %v, plan said %v", got, want)
+	}
+	if plan.Created != rep.Created || plan.Updated != rep.Updated || plan.Deleted != rep.Deleted || rep.Deleted != 1 {
+		t.Errorf("plan %d/%d/%d, cycle %d/%d/%d created/updated/deleted",
+			plan.Created, plan.Updated, plan.Deleted, rep.Created, rep.Updated, rep.Deleted)
+	}
+}

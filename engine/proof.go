@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// The proof ledger: a provider is deleted only after the source proved
+// its node deleted in two consecutive cycles (rounds), the first at least
+// DeleteGrace before. A cycle without a proof (the node listed, present,
+// unknown, or a failed listing) restarts the count: two proofs with a gap
+// prove nothing about the gap. Every rule about proofs is in this file.
+
+// consecutive says whether k holds a proof from the round before round.
+func consecutive(k known, round int64) bool {
+	return !k.GoneSince.IsZero() && k.ProofRound == round-1
+}
+
+// proofCount says which proof this cycle's is, for each uuid proven
+// deleted: 2 when the previous cycle proved it too, else 1. Read before
+// provenGone records this cycle's proofs.
+func (c *cycle) proofCount(deleted []string) map[string]int {
+	out := make(map[string]int, len(deleted))
+	for _, u := range deleted {
+		k, _ := c.state.get(u)
+		out[u] = 1
+		if consecutive(k, c.round) {
+			out[u] = 2
+		}
+	}
+	return out
+}
+
+// provenGone records this cycle's proofs and returns the uuids proven
+// deleted in this cycle and in the one before it, the first at least
+// DeleteGrace ago. Answers about uuids the engine did not ask for are
+// ignored.
+func (c *cycle) provenGone(asked, deleted, present []string) []string {
+	now := c.e.now()
+	for _, uuid := range present {
+		if slices.Contains(asked, uuid) {
+			c.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
+		}
+	}
+	var ready []string
+	for _, uuid := range deleted {
+		if !slices.Contains(asked, uuid) {
+			continue
+		}
+		k, _ := c.state.get(uuid)
+		again := consecutive(k, c.round)
+		if again && now.Sub(k.GoneSince) >= c.e.opts.DeleteGrace {
+			ready = append(ready, uuid)
+		}
+		c.state.update(uuid, func(k *known) {
+			if !again {
+				k.GoneSince = now
+			}
+			k.ProofRound = c.round
+		})
+	}
+	return ready
+}
+
+// forgetProofs drops the proofs of deletion of nodes the source lists
+// (again: re-enrolled with the same uuid). A delete needs two proofs of
+// the current deletion, not one left over from an earlier one.
+func (c *cycle) forgetProofs(nodes []hostabi.Node) {
+	if !c.state.anyProof() { // the usual case: no need to look up every node
+		return
+	}
+	for _, n := range nodes {
+		u := strings.ToLower(n.UUID)
+		if k, ok := c.state.get(u); ok && !k.GoneSince.IsZero() {
+			c.state.update(u, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
+		}
+	}
+}
+
+// proofOutcomes records the unlisted providers not ready for deletion:
+// pending their next proof, or kept.
+func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int) {
+	for _, u := range asked {
+		o := Outcome{Node: u, Kind: KindKept, ProofsNeeded: 2, Proof: proofs[u]}
+		switch {
+		case slices.Contains(ready, u):
+			continue // deleted, blocked or failed: recorded by the caller
+		case slices.Contains(deleted, u) && proofs[u] >= 2:
+			o.Kind, o.Reason, o.Message = KindPendingDeletion, ReasonGrace, "proven deleted twice; waiting for engine.delete_grace"
+		case slices.Contains(deleted, u):
+			o.Kind, o.Message = KindPendingDeletion, "proven deleted once; the next cycle's proof deletes it"
+		case slices.Contains(present, u):
+			o.Reason, o.Message, o.ProofsNeeded = ReasonNodePresent, "not listed, but the plugin says the node exists", 0
+		default:
+			o.Reason, o.Message, o.ProofsNeeded = ReasonProofUnknown, "not listed; the plugin did not say", 0
+		}
+		c.outcome(o, Observed{})
+	}
+}
+
+// nextRound counts a cycle and returns its number, and whether a
+// deletion proof is pending: then the count must reach the file before
+// the cycle acts, or a crash could hide this cycle from the next process
+// and make two proofs around it look consecutive.
+func (s *State) nextRound() (round int64, pending bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.round++
+	for _, k := range s.providers {
+		if !k.GoneSince.IsZero() {
+			s.dirty = true
+			return s.round, true
+		}
+	}
+	return s.round, false
+}
+
+// anyProof says whether some provider has a proof of deletion pending.
+func (s *State) anyProof() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range s.providers {
+		if !k.GoneSince.IsZero() {
+			return true
+		}
+	}
+	return false
+}
