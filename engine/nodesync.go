@@ -37,72 +37,60 @@ type NodeSyncReport struct {
 
 // SyncNodes reconciles only the given nodes, as a cycle would: it reads
 // them from the source, then the instances on them, and writes their
-// providers with the cycle's rules (ownership record first, generations,
-// retries, quarantine). It never deletes and lists nothing else: a node
-// the source did not return, or anything it cannot be sure of, is left to
-// a full cycle, which FullCycle then asks for. A node is always re-read,
-// so what made the engine ask about it (a notification) is only a hint.
-// Like Cycle, it must not run concurrently with a cycle.
+// providers with the cycle's steps (the ownership record first, then
+// syncAll: generations, retries, quarantine, the name budget). It never
+// deletes and lists nothing else: a node the source did not return, or
+// anything it cannot be sure of, is left to a full cycle, which FullCycle
+// then asks for. A node is always re-read, so what made the engine ask
+// about it (a notification) is only a hint. It skips what judges the
+// whole scope: the round (proofs count full cycles only), the orphans,
+// the holds and the reaping. Like Cycle, it must not run concurrently
+// with a cycle.
 func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) (r NodeSyncReport) {
-	start := time.Now()
-	r.Report = Report{Schema: ReportSchema, Errors: []Error{}}
+	c := e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds)
 	uuids = distinctUUIDs(uuids)
 	r.Asked = len(uuids)
-	e.results.take()
-	e.dry = false
-	defer func() { e.finishNodeSync(&r, start) }()
-	if why := e.nodeSyncRefused(); why != "" {
-		r.FullCycle = why
+	defer func() { c.finishNodeSync(&r) }()
+	if e.pol.Nova.Enabled {
+		r.FullCycle = "beside nova the holds are kept by full cycles"
 		return r
 	}
-	nodes, instances, ok := e.readNodes(ctx, src, uuids, &r)
+	if !c.negotiated(ctx) {
+		r.FullCycle = "Placement refused the recorded microversion"
+		return r
+	}
+	nodes, instances, ok := c.readNodes(ctx, src, uuids, &r)
 	if !ok {
 		return r
 	}
 	desired, problems := DesiredState(nodes, instances, e.pol)
 	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
-		if slices.ContainsFunc(d.Traits, e.pc.KnownUnknown) {
-			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), e.pc.KnownUnknown)
+		if slices.ContainsFunc(d.Traits, c.names.isUnknown) {
+			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), c.names.isUnknown)
 		}
 	}
 	for _, p := range problems {
-		e.problem(&r.Report, p)
+		c.problem(p)
 	}
-	listed := e.cachedGenerations(desired)
-	if e.state.intend(desired, listed) {
-		if err := e.state.Save(); err != nil {
-			r.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes", err))
-			r.FullCycle = "the ownership record could not be saved"
+	listed := c.cachedGenerations(desired)
+	if c.state.intend(desired, listed) {
+		if err := c.state.Save(); err != nil {
+			c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes", err))
 			return r
 		}
 	}
-	e.syncAll(ctx, desired, listed, false, &r.Report)
-	if w := e.pc.Waiting(); w != "" {
-		r.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, r.budgetWaits))
-	}
+	c.syncAll(ctx, desired, listed)
 	return r
-}
-
-// nodeSyncRefused says why a node sync cannot run now ("" if it can).
-func (e *Engine) nodeSyncRefused() string {
-	switch {
-	case e.pol.Nova.Enabled:
-		return "beside nova the holds are kept by full cycles"
-	case e.pc.Stale():
-		return "Placement's microversion must be negotiated again"
-	}
-	return ""
 }
 
 // readNodes reads the nodes, then the instances on those in scope: the
 // order of a cycle, so a consumer placed during the node read is seen.
-func (e *Engine) readNodes(ctx context.Context, src NodeReader, uuids []string, r *NodeSyncReport) ([]hostabi.Node, []hostabi.Instance, bool) {
+func (c *cycle) readNodes(ctx context.Context, src NodeReader, uuids []string, r *NodeSyncReport) ([]hostabi.Node, []hostabi.Instance, bool) {
 	t := time.Now()
 	nodes, err := src.ReadNodes(ctx, uuids)
-	r.PluginMS += time.Since(t).Milliseconds()
+	c.r.PluginMS += time.Since(t).Milliseconds()
 	if err != nil {
-		r.fail(ErrPlugin, "", fmt.Sprintf("read nodes: %v; no writes", err))
-		r.FullCycle = "the nodes could not be read"
+		c.fail(ErrPlugin, "", fmt.Sprintf("read nodes: %v; no writes", err))
 		return nil, nil, false
 	}
 	r.Read = len(nodes)
@@ -110,7 +98,7 @@ func (e *Engine) readNodes(ctx context.Context, src NodeReader, uuids []string, 
 	var in []hostabi.Node
 	for _, n := range nodes {
 		got[strings.ToLower(n.UUID)] = true
-		if e.pol.Scope.Contains(n) {
+		if c.e.pol.Scope.Contains(n) {
 			in = append(in, n)
 		}
 	}
@@ -120,10 +108,7 @@ func (e *Engine) readNodes(ctx context.Context, src NodeReader, uuids []string, 
 			r.Missing = append(r.Missing, u)
 		}
 	}
-	if len(r.Missing) > 0 {
-		r.FullCycle = fmt.Sprintf("%d node(s) not returned by the source (deleted?)", len(r.Missing))
-	}
-	e.forgetProofs(in) // a node read again is not gone
+	c.forgetProofs(in) // a node read again is not gone
 	if len(in) == 0 {
 		return nil, nil, false
 	}
@@ -133,13 +118,12 @@ func (e *Engine) readNodes(ctx context.Context, src NodeReader, uuids []string, 
 	}
 	t = time.Now()
 	instances, err := src.ReadInstances(ctx, ask)
-	r.PluginMS += time.Since(t).Milliseconds()
+	c.r.PluginMS += time.Since(t).Milliseconds()
 	if err != nil {
-		r.fail(ErrPlugin, "", fmt.Sprintf("read instances: %v; no writes", err))
-		r.FullCycle = "the instances could not be read"
+		c.fail(ErrPlugin, "", fmt.Sprintf("read instances: %v; no writes", err))
 		return nil, nil, false
 	}
-	r.Nodes, r.Instances = len(in), len(instances)
+	c.r.Nodes, c.r.Instances = len(in), len(instances)
 	return in, instances, true
 }
 
@@ -147,33 +131,39 @@ func (e *Engine) readNodes(ctx context.Context, src NodeReader, uuids []string, 
 // generation the engine last saw of each, which the writes send back. A
 // stale one costs a conflict and a re-read, as in a cycle; a provider not
 // in the cache is created, or adopted under the cycle's rules.
-func (e *Engine) cachedGenerations(desired []Desired) map[string]placement.Generation {
+func (c *cycle) cachedGenerations(desired []Desired) map[string]placement.Generation {
 	out := make(map[string]placement.Generation, len(desired))
 	for _, d := range desired {
-		if k, ok := e.state.get(d.UUID); ok && k.Generation != "" && !k.Pending {
+		if k, ok := c.state.get(d.UUID); ok && k.Generation != "" && !k.Pending {
 			out[d.UUID] = k.Generation
 		}
 	}
 	return out
 }
 
-// finishNodeSync completes the report: outcomes, writes, timings.
-func (e *Engine) finishNodeSync(r *NodeSyncReport, start time.Time) {
+// finishNodeSync completes the report and tells the observers.
+func (c *cycle) finishNodeSync(r *NodeSyncReport) {
+	c.mu.Lock()
+	r.Report = c.r
+	c.mu.Unlock()
 	r.capErrors()
-	now := e.pc.Requests()
-	r.PlacementRequests, e.counted = now-e.counted, now
-	r.Outcomes = e.results.take()
+	r.PlacementRequests = c.e.pc.TakeRequests()
+	r.Outcomes = c.results.take()
 	for _, o := range r.Outcomes {
 		if o.Kind == KindCreated || o.Kind == KindUpdated {
 			r.Written = append(r.Written, o.Node)
 		}
 	}
 	r.End = time.Now()
-	r.DurationMS = r.End.Sub(start).Milliseconds()
-	if len(r.Errors) > 0 && r.FullCycle == "" {
+	r.DurationMS = r.End.Sub(c.start).Milliseconds()
+	switch {
+	case r.FullCycle != "":
+	case len(r.Missing) > 0:
+		r.FullCycle = fmt.Sprintf("%d node(s) not returned by the source (deleted?)", len(r.Missing))
+	case len(r.Errors) > 0:
 		r.FullCycle = fmt.Sprintf("%d error(s) in the node sync", len(r.Errors))
 	}
-	e.emit(NodesSynced{Report: *r})
+	c.e.emit(NodesSynced{Report: *r})
 }
 
 func distinctUUIDs(uuids []string) []string {
