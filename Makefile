@@ -130,10 +130,12 @@ BENCH ?= quick
 ifeq ($(BENCH),full)
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_REPLAY_ROUNDS=2
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=1000 RPBENCH_RESHAPER_ROUNDS=3
+BENCH_EVENTS   := RPBENCH_EVENTS_NODES=1000 RPBENCH_EVENTS_CHANGES=100
 BENCH_RPBENCH  := -real 1000 -real-rounds 3 -prod 10000 -prod-rounds 1 -curve-nodes 1000 -curve 1,2,4,8,16 -curve-rounds 3 -curve-kinds prod,sqlite
 else
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50 RPBENCH_NOVA_ROUNDS=3
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2
+BENCH_EVENTS   := RPBENCH_EVENTS_NODES=200 RPBENCH_EVENTS_CHANGES=40
 BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif
 bench-deps:
@@ -149,7 +151,7 @@ bench: build plugins bench-deps
 		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/bench/
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
 		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/bench/
-	RPBENCH_EVENTS=1 RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
+	RPBENCH_EVENTS=1 $(BENCH_EVENTS) RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test -count=1 -timeout 60m -run 'TestEventLagBench$$' -v ./internal/bench/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md

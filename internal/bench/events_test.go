@@ -121,6 +121,10 @@ func runLag(t *testing.T, ic *ironictest.Client, ironicURL string, bus *rabbitte
 			t.Logf("note: %v full cycles ran during the event run", c-cycles)
 		}
 		r.perChange = (eng.metric("rpengine_plugin_http_request_duration_seconds_count") - before) / float64(changes)
+		t.Logf("event run: received %v, batches %v, coalesced %v, node syncs %v, fallbacks %v, engine lag histogram %v samples (sum %.2f s)",
+			eng.metric("rpengine_events_received_total"), eng.metric("rpengine_events_batches_total"), eng.metric("rpengine_events_coalesced_total"),
+			eng.metric("rpengine_node_syncs_total"), eng.metric("rpengine_events_fallbacks_total"),
+			eng.metric("rpengine_event_lag_seconds_count"), eng.metric("rpengine_event_lag_seconds_sum"))
 	}
 	if !events { // the event-driven engine's full cycles are the same, 10 minutes apart
 		r.perCycle = eng.perCycle(t)
