@@ -2,9 +2,14 @@ package events
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
+
+// maxHeldBytes bounds the bodies held between batches, whatever their
+// count: 10,000 messages of a few KiB fit many times over.
+const maxHeldBytes = 64 << 20
 
 // queue holds what arrived since the last batch, bounded: past max the
 // newest are dropped and the batch is marked Lost (a full cycle covers
@@ -12,6 +17,7 @@ import (
 type queue struct {
 	mu      sync.Mutex
 	max     int
+	bytes   int // of the held bodies, at most maxHeldBytes
 	msgs    []Message
 	lost    bool
 	why     string
@@ -28,8 +34,11 @@ func (q *queue) push(m Message) {
 	q.mu.Lock()
 	switch {
 	case len(q.msgs) >= q.max:
-		q.lose1("more than engine events.max_queue messages waited")
+		q.lose1("more than events.max_queue messages waited")
+	case q.bytes+len(m.Body) > maxHeldBytes:
+		q.lose1(fmt.Sprintf("more than %d MiB of messages waited", maxHeldBytes>>20))
 	default:
+		q.bytes += len(m.Body)
 		if len(q.msgs) == 0 && !q.lost {
 			q.first = m.Received
 		}
@@ -70,7 +79,7 @@ func (q *queue) take() (b Batch, ok bool) {
 		return Batch{}, false
 	}
 	b = Batch{Messages: q.msgs, Lost: q.lost, Why: q.why}
-	q.msgs, q.lost, q.why = nil, false, ""
+	q.msgs, q.lost, q.why, q.bytes = nil, false, "", 0
 	return b, true
 }
 
