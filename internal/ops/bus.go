@@ -61,3 +61,18 @@ func (o *Ops) busReason(why string) string {
 	return fmt.Sprintf("%s; events: disconnected since %s (full cycles every engine.interval meanwhile)",
 		why, b.Since.UTC().Format(time.RFC3339))
 }
+
+// nodesSynced makes the rows a node sync built (its ProviderOutcome
+// events, between cycles) the table's rows for those nodes, so the page
+// shows a node sync's result without waiting for the next full cycle.
+func (t *nodeTable) nodesSynced() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rows == nil {
+		t.rows = map[string]*NodeRow{}
+	}
+	for u, row := range t.building {
+		t.rows[u] = row
+	}
+	t.building = nil
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpengine/rpengine/engine"
 )
 
 // The event source's state shows on the page and in /readyz's reason; a
@@ -32,5 +34,21 @@ func TestBusOnPageAndReadiness(t *testing.T) {
 	st.Connected = true
 	if _, why := o.Ready(); !strings.Contains(why, "events: connected") {
 		t.Fatalf("readiness reason %q", why)
+	}
+}
+
+// A node sync's outcomes reach the node table at once.
+func TestNodeSyncUpdatesTheTable(t *testing.T) {
+	o := New(nil)
+	o.Observe(engine.CycleStarted{})
+	o.Observe(engine.ProviderOutcome{Outcome: engine.Outcome{Node: "n1", Kind: engine.KindUnchanged}})
+	o.CycleDone(engine.Report{}, time.Now())
+	if r, ok := o.Node("n1"); !ok || r.State != "schedulable" {
+		t.Fatalf("after the cycle: %+v %v", r, ok)
+	}
+	o.Observe(engine.ProviderOutcome{Outcome: engine.Outcome{Node: "n1", Kind: engine.KindUpdated, Reserved: "maintenance"}})
+	o.Observe(engine.NodesSynced{})
+	if r, ok := o.Node("n1"); !ok || r.State != "maintenance" {
+		t.Fatalf("after the node sync: %+v %v", r, ok)
 	}
 }
