@@ -39,7 +39,8 @@ type cycle struct {
 	// plugin's time within them.
 	placementFrom time.Time
 	proofTime     time.Duration
-	budgetWaits   int // providers whose write waits for the budget of new names
+	budgetWaits   int       // providers whose write waits for the budget of new names
+	problems      []Problem // the nodes DesiredState left out, or partly
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -85,17 +86,20 @@ func (c *cycle) sweep(ctx context.Context) {
 	}
 	listed, ok := c.own(ctx, desired)
 	if !ok {
+		c.quarantine(ctx, nil) // the outcomes alone: the providers are unknown
 		return
 	}
 	c.claimOrphans(ctx, desired, listed)
+	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
 	c.syncAll(ctx, desired, listed)
-	if c.e.pol.Nova.Enabled && !stopping(c.e.opts.Stop) {
+	if why, _ := c.halted(); c.e.pol.Nova.Enabled && why == "" {
 		c.syncHolds(ctx, nodes, desired, listed)
 	}
 	// Providers whose node is no longer listed: deleted only on proof.
-	if !stopping(c.e.opts.Stop) {
+	if why, _ := c.halted(); why == "" {
 		c.reapVanished(ctx, nodes, desired, listed)
 	}
+	c.recordAfter(ctx)
 }
 
 // countRound numbers the cycle for the deletion proofs (proof.go).
@@ -154,6 +158,7 @@ func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) ([]ho
 	for _, p := range problems {
 		c.problem(p)
 	}
+	c.problems = problems
 	return nodes, desired, true
 }
 
@@ -168,11 +173,9 @@ func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placemen
 		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return nil, false
 	}
-	if c.state.intend(desired, listed) {
-		if err := c.state.Save(); err != nil {
-			c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
-			return nil, false
-		}
+	if err := c.recordIntent(ctx, desired, listed); err != nil {
+		c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
+		return nil, false
 	}
 	return listed, true
 }
@@ -239,10 +242,10 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 	for range c.e.opts.Concurrency {
 		wg.Go(func() {
 			for {
-				if stopping(c.e.opts.Stop) {
+				if why, kind := c.halted(); why != "" { // halt.go
 					if i := int(next.Swap(int64(len(desired)))); i < len(desired) {
-						c.fail(ErrDeferred, "", fmt.Sprintf("stopping: %d of %d providers not synced this cycle", len(desired)-i, len(desired)))
-						c.deferred(desired[i:])
+						c.fail(kind, "", fmt.Sprintf("%s: %d of %d providers not synced this cycle", why, len(desired)-i, len(desired)))
+						c.deferred(desired[i:], why)
 					}
 					return
 				}

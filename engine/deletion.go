@@ -45,7 +45,8 @@ func (c *cycle) reapVanished(ctx context.Context, nodes []hostabi.Node, desired 
 	}
 	proofs := c.proofCount(deleted)
 	ready := c.provenGone(candidates, deleted, present)
-	c.proofOutcomes(candidates, deleted, present, ready, proofs)
+	reserved := c.reservePending(ctx, candidates, deleted, ready, owned) // doubt.go
+	c.proofOutcomes(candidates, deleted, present, ready, proofs, reserved)
 	if limit := c.e.deleteLimit(len(owned)); len(ready) > limit {
 		c.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))
@@ -177,26 +178,8 @@ func short(s string) string {
 // cannot be deleted; the engine never removes allocations. A provider
 // already fully reserved costs one read and no write.
 func (c *cycle) reserveAll(ctx context.Context, uuid string) error {
-	return c.e.retryOnConflict(ctx, func() error {
-		gen, inv, err := c.e.pc.Inventories(ctx, uuid)
-		if err != nil {
-			return err
-		}
-		changed := false
-		for rc, i := range inv {
-			if i.Reserved != i.Total {
-				i.Reserved = i.Total
-				inv[rc], changed = i, true
-			}
-		}
-		if changed {
-			if _, err := c.w.setInventories(ctx, uuid, gen, inv); err != nil {
-				return onConflict(err)
-			}
-		}
-		c.state.invalidate(uuid)
-		return nil
-	})
+	_, err := c.reserveFully(ctx, uuid) // doubt.go
+	return err
 }
 
 // ownCandidates keeps the candidates written for this engine's plugin

@@ -47,6 +47,11 @@ const (
 	CodeBadClass          = "bad_class"           // class normalises to an invalid name
 	CodeBadResources      = "bad_resources"       // an explicit inventory Placement would refuse
 	CodeInvalidTraits     = "invalid_traits"      // some traits invalid: left out, the rest written
+	// The host's codes for a record over a per-node limit (hostabi.Invalid).
+	CodeFieldTooLong   = hostabi.InvalidFieldTooLong   // a string or number over plugin.max_field_length
+	CodeTooManyEntries = hostabi.InvalidTooManyEntries // traits or resources over plugin.max_traits
+	CodeBadUTF8        = hostabi.InvalidUTF8           // a string that is not UTF-8
+	CodeBadValue       = hostabi.InvalidValue          // a value of the wrong type
 )
 
 // problem is an error of desiredProvider with its code.
@@ -182,6 +187,9 @@ func DesiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 }
 
 func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
+	if n.Invalid != nil { // the host cut this record short: none of it is trusted
+		return Desired{}, coded(n.Invalid.Code, fmt.Errorf("%s; quarantined until the source reports it within the limits", n.Invalid.Reason))
+	}
 	if !hostabi.ValidUUID(n.UUID) {
 		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}

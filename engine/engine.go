@@ -87,6 +87,7 @@ type Engine struct {
 	// its cycle value (cycle.go).
 	names *nameBook // Placement's names learnt (names.go)
 	holds holdBook  // beside nova: the holds placed (hold.go)
+	rec   sharing   // the shared ownership record, with [coord] etcd (recordshare.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

@@ -122,16 +122,14 @@ func (c *cycle) problem(p Problem) {
 		return
 	}
 	c.r.Quarantined++
-	c.fail(ErrQuarantined, strings.ToLower(p.NodeUUID), p.String())
-	c.outcome(Outcome{Node: strings.ToLower(p.NodeUUID), Name: p.NodeName, Kind: KindQuarantined,
-		Reason: p.Code, Message: p.Reason}, Observed{})
+	c.fail(ErrQuarantined, strings.ToLower(p.NodeUUID), p.String()) // its outcome: quarantine (doubt.go)
 }
 
 // deferred records the providers a stopping cycle did not sync.
-func (c *cycle) deferred(ds []Desired) {
+func (c *cycle) deferred(ds []Desired, why string) {
 	for _, d := range ds {
 		c.outcome(Outcome{Node: d.UUID, Name: d.NodeName, Kind: KindDeferred, Reserved: string(d.Reserved),
-			Message: "not synced: the engine is stopping"}, Observed{})
+			Message: "not synced: " + why}, Observed{})
 	}
 }
 

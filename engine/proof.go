@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpengine/rpengine/engine/baremetal"
 	"github.com/rpengine/rpengine/hostabi"
 )
 
@@ -82,16 +83,19 @@ func (c *cycle) forgetProofs(nodes []hostabi.Node) {
 
 // proofOutcomes records the unlisted providers not ready for deletion:
 // pending their next proof, or kept.
-func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int) {
+func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int, reserved map[string]bool) {
 	for _, u := range asked {
 		o := Outcome{Node: u, Kind: KindKept, ProofsNeeded: 2, Proof: proofs[u]}
+		if reserved[u] {
+			o.Reserved = string(baremetal.ReservedPendingDeletion)
+		}
 		switch {
 		case slices.Contains(ready, u):
 			continue // deleted, blocked or failed: recorded by the caller
 		case slices.Contains(deleted, u) && proofs[u] >= 2:
 			o.Kind, o.Reason, o.Message = KindPendingDeletion, ReasonGrace, "proven deleted twice; waiting for engine.delete_grace"
 		case slices.Contains(deleted, u):
-			o.Kind, o.Message = KindPendingDeletion, "proven deleted once; the next cycle's proof deletes it"
+			o.Kind, o.Message = KindPendingDeletion, "proven deleted once, fully reserved; the next cycle's proof deletes it"
 		case slices.Contains(present, u):
 			o.Reason, o.Message, o.ProofsNeeded = ReasonNodePresent, "not listed, but the plugin says the node exists", 0
 		default:

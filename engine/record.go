@@ -45,6 +45,9 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 		}
 		if add {
 			k.Pending = k.Pending || !isListed
+			if s.shared != nil {
+				s.shared[d.UUID] = struct{}{}
+			}
 			s.providers[d.UUID] = k
 			changed = true
 		}

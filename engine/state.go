@@ -8,15 +8,28 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/rpengine/rpengine/engine/placement"
 )
 
-// known is what the engine last saw of one provider (Observed, valid
-// while the provider's generation is unchanged: any change bumps the
-// generation) and the provider's ownership record (every other field).
+// known is what the engine last saw of one provider, valid while the
+// provider's generation is unchanged (any change bumps the generation),
+// and the provider's ownership record.
 type known struct {
 	Observed
+	Record
+}
+
+// Record is the ownership record of one provider: what the engine must
+// still know after kill -9, and with [coord] etcd after the loss of its
+// host (record.go). It is the part of known that invalidate keeps.
+//
+// A new field must also go into sameRecord and mergeRecord (record.go)
+// and into knownFields and field (statefile.go), which read the file.
+type Record struct {
 	Managed Managed
 	// Retained lists classes the source no longer reports but that still
 	// have allocations: kept, fully reserved, until they are free.
@@ -33,6 +46,13 @@ type known struct {
 	// Plugin names the plugin whose node this provider was written for:
 	// only that plugin may prove the node gone ("" before this was kept).
 	Plugin string `json:",omitempty"`
+	// Doubt is why the engine fully reserved this provider on its own,
+	// without the source's data (doubt.go): quarantined, pending_deletion.
+	// It is on disk before that write; a sync of the source's data clears
+	// it. DoubtGeneration is the generation the reserve left, so a cycle
+	// that lists it unchanged sends nothing.
+	Doubt           string               `json:",omitempty"`
+	DoubtGeneration placement.Generation `json:",omitempty"`
 }
 
 // State holds, between cycles and between processes (through an optional
@@ -50,6 +70,9 @@ type State struct {
 	// version is the negotiated microversion: a new process then sends no
 	// discovery request.
 	version string
+	// shared, while a RecordStore holds the record, collects the uuids
+	// whose record changed since it was last stored (recordshare.go).
+	shared map[string]struct{}
 }
 
 type stateFile struct {
@@ -75,7 +98,10 @@ const stateVersion = 1
 // path that cannot hold the record (a directory, an unwritable place, a
 // file another engine holds) yields an error wrapping ErrStateUnusable,
 // which callers must treat as fatal.
-func LoadState(path, key string) (*State, error) {
+//
+// A file whose key is one of also (an older spelling of key) is read and
+// saved under key from then on.
+func LoadState(path, key string, also ...string) (*State, error) {
 	s := &State{providers: map[string]known{}, path: path, key: key}
 	if path == "" {
 		return s, nil
@@ -103,7 +129,7 @@ func LoadState(path, key string) (*State, error) {
 	if err != nil {
 		return s, fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
 	}
-	if f.Version != stateVersion || f.Key != key {
+	if f.Version != stateVersion || f.Key != key && !slices.Contains(also, f.Key) {
 		return s, fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
 	if f.Providers != nil {
@@ -179,6 +205,12 @@ func (s *State) get(uuid string) (known, bool) {
 	return k, ok
 }
 
+// Record returns the ownership record of the provider uuid, if any.
+func (s *State) Record(uuid string) (Record, bool) {
+	k, ok := s.get(uuid)
+	return k.Record, ok
+}
+
 // size is the number of providers known.
 func (s *State) size() int {
 	s.mu.Lock()
@@ -189,8 +221,20 @@ func (s *State) size() int {
 func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
 	s.dirty = true
+	s.changedRecord(uuid, k.Record)
 	s.providers[uuid] = k
 	s.mu.Unlock()
+}
+
+// changedRecord notes, under the lock and before the entry is replaced,
+// that uuid's record becomes r, if a store must be told.
+func (s *State) changedRecord(uuid string, r Record) {
+	if s.shared == nil {
+		return
+	}
+	if old, ok := s.providers[uuid]; !ok || !sameRecord(old.Record, r) {
+		s.shared[uuid] = struct{}{}
+	}
 }
 
 // invalidate drops what was seen of a provider but keeps its record —
@@ -200,8 +244,7 @@ func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
-		k.Observed = Observed{} // the record (every other field) stays whole
-		s.providers[uuid] = k
+		s.providers[uuid] = known{Record: k.Record}
 	}
 	s.mu.Unlock()
 }
@@ -212,6 +255,7 @@ func (s *State) update(uuid string, f func(*known)) {
 	s.dirty = true
 	k := s.providers[uuid]
 	f(&k)
+	s.changedRecord(uuid, k.Record)
 	s.providers[uuid] = k
 	s.mu.Unlock()
 }
@@ -219,6 +263,9 @@ func (s *State) update(uuid string, f func(*known)) {
 func (s *State) drop(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
+	if s.shared != nil {
+		s.shared[uuid] = struct{}{}
+	}
 	delete(s.providers, uuid)
 	s.mu.Unlock()
 }

@@ -21,7 +21,7 @@ func benchStateFile(b *testing.B, n int) []byte {
 			Observed: Observed{Exists: true, Generation: placement.Generation(fmt.Sprint(1e9 + i)),
 				Inventory: map[string]placement.Inventory{"CUSTOM_BAREMETAL_GOLD": {Total: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1}},
 				Traits:    []string{"COMPUTE_NODE", "CUSTOM_RPENGINE_OWNER_BENCH", "CUSTOM_RACK_A"}},
-			Managed: Managed{Traits: []string{"COMPUTE_NODE", "CUSTOM_RPENGINE_OWNER_BENCH"}}, Plugin: "fake",
+			Record: Record{Managed: Managed{Traits: []string{"COMPUTE_NODE", "CUSTOM_RPENGINE_OWNER_BENCH"}}, Plugin: "fake"},
 		}
 	}
 	body, err := json.Marshal(f)

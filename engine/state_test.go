@@ -18,7 +18,7 @@ func TestStateRoundTripAndCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.put("u", known{Observed: Observed{Exists: true, Generation: "12345678901234567890"}, Managed: Managed{Traits: []string{"A"}}})
+	s.put("u", known{Observed: Observed{Exists: true, Generation: "12345678901234567890"}, Record: Record{Managed: Managed{Traits: []string{"A"}}}})
 	if err := s.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestStateFileReadsBackExactly(t *testing.T) {
 	want := known{Observed: Observed{Exists: true, Generation: "99",
 		Inventory: map[string]placement.Inventory{"CUSTOM_X": {Total: 1, Reserved: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1.5}},
 		Traits:    []string{"A"}, Aggregates: []string{"g"}},
-		Managed: Managed{Traits: []string{"A"}}, Retained: []string{"CUSTOM_OLD"}, GoneSince: time.Unix(100, 5).UTC(), ProofRound: 7}
+		Record: Record{Managed: Managed{Traits: []string{"A"}}, Retained: []string{"CUSTOM_OLD"}, GoneSince: time.Unix(100, 5).UTC(), ProofRound: 7}}
 	s.put("u", want)
 	s.nextRound()
 	if err := s.Save(); err != nil {

@@ -184,7 +184,7 @@ func (in *interned) known(dec *jsontext.Decoder) (known, error) {
 
 // knownFields are the JSON names of known's fields.
 var knownFields = []string{"Exists", "Pending", "Generation", "Inventory", "Traits", "Aggregates", "Retained", "Managed",
-	"Plugin", "GoneSince", "ProofRound"}
+	"Plugin", "GoneSince", "ProofRound", "Doubt", "DoubtGeneration"}
 
 func (in *interned) field(k *known, name string, raw jsontext.Value) error {
 	var err error
@@ -214,6 +214,10 @@ func (in *interned) field(k *known, name string, raw jsontext.Value) error {
 		err = decodeInto(raw, &k.GoneSince)
 	case "ProofRound":
 		err = decodeInto(raw, &k.ProofRound)
+	case "Doubt":
+		k.Doubt, err = share(in.strs, raw)
+	case "DoubtGeneration":
+		err = k.DoubtGeneration.UnmarshalJSON(raw)
 	default:
 		err = jsonv2.Unmarshal(raw, new(any)) // still checked, as json v2 does
 	}

@@ -20,11 +20,11 @@ func richState() stateFile {
 	inv := map[string]placement.Inventory{"CUSTOM_X": {Total: 1, Reserved: 1, MinUnit: 1, MaxUnit: 1, StepSize: 1, AllocationRatio: 1.5}}
 	return stateFile{Version: stateVersion, Key: "http://p k", Round: 42, Microversion: "1.39", Providers: map[string]known{
 		"a": {Observed: Observed{Exists: true, Generation: "99", Inventory: inv, Traits: []string{"A", "B"}, Aggregates: []string{"g"}},
-			Managed: Managed{Traits: []string{"A"}}, Plugin: "fake"},
+			Record: Record{Managed: Managed{Traits: []string{"A"}}, Plugin: "fake"}},
 		"b": {Observed: Observed{Exists: true, Generation: "100", Inventory: inv, Traits: []string{"A", "B"}, Aggregates: []string{}},
-			Managed: Managed{Traits: []string{"A"}, Aggregates: []string{}}, Plugin: "fake"},
-		"c": {Managed: Managed{Traits: []string{"A"}}, Retained: []string{"CUSTOM_OLD"}, GoneSince: time.Unix(100, 5).UTC(),
-			ProofRound: 7, Pending: true},
+			Record: Record{Managed: Managed{Traits: []string{"A"}, Aggregates: []string{}}, Plugin: "fake"}},
+		"c": {Record: Record{Managed: Managed{Traits: []string{"A"}}, Retained: []string{"CUSTOM_OLD"}, GoneSince: time.Unix(100, 5).UTC(),
+			ProofRound: 7, Pending: true}},
 		"d": {Observed: Observed{Exists: true, Generation: "18446744073709551615", Inventory: map[string]placement.Inventory{}}},
 		"e": {},
 	}}

@@ -90,8 +90,8 @@ func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) 
 		}
 		return unchanged, c.classify(ctx, p, o, err)
 	}
-	now := known{Observed: after, Retained: p.retained, Managed: Managed{Traits: p.d.Traits, Aggregates: p.d.Aggregates},
-		Plugin: c.e.opts.Plugin}
+	now := known{Observed: after, Record: Record{Retained: p.retained, Managed: Managed{Traits: p.d.Traits, Aggregates: p.d.Aggregates},
+		Plugin: c.e.opts.Plugin}}
 	if fresh || len(ws) > 0 || !sameKnown(p.prev, now) {
 		c.state.put(p.d.UUID, now) // an idle provider leaves the cache clean: no save
 	}
@@ -393,7 +393,7 @@ func (e *Engine) retryOnConflict(ctx context.Context, try func() error) error {
 // sameKnown compares what a put would change when the observation came
 // from the cache unchanged.
 func sameKnown(a, b known) bool {
-	return a.GoneSince.IsZero() && !a.Pending && a.Plugin == b.Plugin && slices.Equal(a.Retained, b.Retained) &&
+	return a.GoneSince.IsZero() && !a.Pending && a.Doubt == b.Doubt && a.Plugin == b.Plugin && slices.Equal(a.Retained, b.Retained) &&
 		slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates)
 }
 

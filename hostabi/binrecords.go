@@ -44,8 +44,8 @@ func Accepts(accept []string, enc string) bool { return slices.Contains(accept, 
 //	    float64 little-endian
 //
 // A string is its byte length (uvarint) and its bytes, UTF-8; the host
-// replaces each byte that is not valid UTF-8 with U+FFFD, as it does when
-// it decodes JSON, so the encoder need not look. Resources are written in
+// replaces each byte that is not valid UTF-8 with U+FFFD and marks the
+// node, as it does when it decodes JSON, so the encoder need not look. Resources are written in
 // sorted order of name. ok is false, and the caller must answer in JSON,
 // for a ratio that is not finite (encoding/json refuses it).
 func AppendNodeRecords(b []byte, nodes []Node) (out []byte, ok bool) {

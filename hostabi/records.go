@@ -30,7 +30,29 @@ type Node struct {
 	// Scope, used by the engine to decide what it manages.
 	Shard          string `json:"shard,omitempty"`
 	ConductorGroup string `json:"conductor_group,omitempty"`
+
+	// Invalid is set by the host, never sent by a plugin: the record broke
+	// a per-node limit of the answer (ABI.md §7), so some of its values
+	// are cut or missing. The engine quarantines the node; the rest of
+	// the listing is used.
+	Invalid *Invalid `json:"-"`
 }
+
+// Invalid says why the host marked a node's record unusable.
+type Invalid struct {
+	// Code is short and fixed: field_too_long, too_many_entries,
+	// bad_utf8, bad_value.
+	Code   string
+	Reason string
+}
+
+// Codes of Invalid.
+const (
+	InvalidFieldTooLong   = "field_too_long"   // a string or number over plugin.max_field_length
+	InvalidTooManyEntries = "too_many_entries" // traits or resources over plugin.max_traits, or members over the cap
+	InvalidUTF8           = "bad_utf8"         // a string that is not valid UTF-8
+	InvalidValue          = "bad_value"        // a value of the wrong type, a bad flag, ratio or duplicate resource
+)
 
 // Resource is one explicit inventory record. Zero values take Placement's
 // defaults (min_unit 1, max_unit total, step_size 1, allocation_ratio 1).

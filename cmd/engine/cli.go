@@ -74,6 +74,12 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdStatus(ctx, a.config, a.json, out)
 		}},
+	{name: "reown", synopsis: reownUsage, summary: "after a lost ownership record: list the traits and aggregates on this engine's providers that nothing explains; remove those named (--yes: all)",
+		example: "engine reown --config /etc/rpengine/config.toml CUSTOM_GPU",
+		raw:     true,
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdReown(ctx, a.rest, out, log)
+		}},
 	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm | new NAME [DIR]", summary: "print a plugin's ABI version, name, version and capabilities, run the conformance suite against it (exit 1 on a FAIL), or write a new plugin with the SDK beside it (docs/PLUGIN-SDK.md)",
 		example: "engine plugin inspect --json /usr/lib/rpengine/ironic.wasm",
 		raw:     true,

@@ -194,4 +194,6 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 
 // stateKey names the Placement and engine a state file belongs to; with
 // the catalog, the endpoint is the resolved one.
-func (c *cloud) stateKey(cfg *config.Config) string { return c.placement + " " + cfg.Engine.ID }
+func (c *cloud) stateKey(cfg *config.Config) string {
+	return placementKey(c.placement) + " " + cfg.Engine.ID
+}

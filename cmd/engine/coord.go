@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/coord"
 )
@@ -23,6 +24,11 @@ type coordinator struct {
 	div  coord.Division
 	cfg  *config.Config // as loaded at start: a reload may not change the membership
 	log  *slog.Logger
+	// ident is the Placement identity the shared record is kept under, as
+	// resolved for the client identFor (coord_record.go).
+	ident    string
+	identFor *placement.Client
+	reload   bool
 }
 
 // errNothingHeld: this engine holds no unit now; the cycle is skipped,
@@ -56,7 +62,7 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 // BeforeCycle syncs with etcd and sets eng's scope to what this engine
 // holds. The cycle must run under cycleCtx and call cancel when done. On
 // an error no cycle may run: the engine cannot prove what it holds.
-func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine) (cycleCtx context.Context, cancel context.CancelFunc, err error) {
+func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine, pc *placement.Client) (cycleCtx context.Context, cancel context.CancelFunc, err error) {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go func() {
@@ -88,6 +94,10 @@ func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine) (cyc
 			"waiting_for_peers", a.Waiting, "members", a.Members)
 	}
 	cycleCtx, cancel = co.c.Fence(ctx, a)
+	if err := co.shareRecord(cycleCtx, eng, pc, a); err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("coord: %w; no writes this cycle", err)
+	}
 	return cycleCtx, cancel, nil
 }
 

@@ -38,7 +38,7 @@ func (w *coordWorld) Cycle(ctx context.Context) engine.Report {
 	if err := w.co.sameMembership(w.daemonWorld); err != nil {
 		return coordFailed(err)
 	}
-	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng)
+	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng, w.pc)
 	switch {
 	case errors.Is(err, errNothingHeld):
 		return engine.Report{Schema: engine.ReportSchema, Errors: []engine.Error{}}

@@ -266,7 +266,7 @@ func (w *coordWorld) NodeSync(ctx context.Context, b events.Batch) string {
 	if err := w.co.sameMembership(w.daemonWorld); err != nil {
 		return err.Error()
 	}
-	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng)
+	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng, w.pc)
 	if err != nil {
 		return "" // nothing held, or the coordination failed: the next cycle says so
 	}

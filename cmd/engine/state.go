@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -19,7 +21,11 @@ import (
 // is fatal: writing without it could leave stale traits after a crash.
 func (c *cloud) openState(cfg *config.Config, log *slog.Logger) (*engine.State, error) {
 	path := statePath(cfg.Engine.StateFile, cfg.Engine.ID, c.placement)
-	st, err := engine.LoadState(path, c.stateKey(cfg))
+	if cfg.Engine.StateFile == "" {
+		adoptLegacyState(path, defaultStateFile(cfg.Engine.ID, c.placement), log)
+	}
+	// A file written before keys were normalised names the URL as spelt.
+	st, err := engine.LoadState(path, c.stateKey(cfg), c.placement+" "+cfg.Engine.ID)
 	if errors.Is(err, engine.ErrStateUnusable) {
 		return nil, fmt.Errorf("engine.state_file: %w", err)
 	}
@@ -42,6 +48,12 @@ func statePath(configured, id, endpoint string) string {
 	default:
 		return configured
 	}
+	return defaultStateFile(id, placementKey(endpoint))
+}
+
+// defaultStateFile is the default place of the file of engine id for the
+// Placement named key.
+func defaultStateFile(id, key string) string {
 	dir, _, _ := strings.Cut(os.Getenv("STATE_DIRECTORY"), ":")
 	if dir == "" {
 		base := os.Getenv("XDG_STATE_HOME")
@@ -54,6 +66,49 @@ func statePath(configured, id, endpoint string) string {
 		}
 		dir = filepath.Join(base, "rpengine")
 	}
-	sum := sha256.Sum256([]byte(endpoint))
+	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(dir, fmt.Sprintf("%s-%x.json", strings.ToLower(engine.OwnerTrait(id)[len(engine.OwnerTraitPrefix):]), sum[:6]))
+}
+
+// placementKey is the endpoint as the state file's key and name: one
+// Placement URL however it is spelt — the case of its scheme and host, a
+// default port, a trailing or doubled slash, a query or fragment. Another
+// host name or proxy is another spelling no parse can see through: set
+// engine.state_file to keep the file then, and with [coord] etcd the
+// shared record follows the Placement itself (coord_record.go).
+func placementKey(endpoint string) string {
+	u, err := url.Parse(strings.TrimSpace(endpoint))
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(strings.TrimSpace(endpoint), "/")
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if port := u.Port(); port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
+		u.Host = u.Hostname()
+		if strings.Contains(u.Host, ":") {
+			u.Host = "[" + u.Host + "]"
+		}
+	}
+	u.Path = strings.TrimRight(path.Clean("/"+u.Path), "/")
+	u.RawPath, u.RawQuery, u.Fragment, u.User, u.ForceQuery = "", "", "", nil, false
+	return u.String()
+}
+
+// adoptLegacyState renames the default file of an older version (named
+// after the endpoint as spelt) to the normalised name, once: losing it
+// would lose the ownership record.
+func adoptLegacyState(path, legacy string, log *slog.Logger) {
+	if path == "" || legacy == path {
+		return
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		return
+	}
+	if _, err := os.Stat(legacy); err != nil {
+		return
+	}
+	if err := os.Rename(legacy, path); err != nil {
+		log.Warn("state file of an older version not renamed; its record is not read", "from", legacy, "to", path, "err", err)
+		return
+	}
+	log.Info("state file renamed to its normalised name", "from", legacy, "to", path)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
@@ -23,6 +24,7 @@ type daemonWorld struct {
 	cfg    *config.Config
 	plugin *wasmhost.Plugin
 	eng    *engine.Engine
+	pc     *placement.Client
 	state  *engine.State
 	key    string
 	info   ops.Info
@@ -74,6 +76,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	if err != nil {
 		return nil, err
 	}
+	o.WatchPlacement(pc)
 	c.pluginHTTP = o.Metrics.PluginHTTP
 	plugin, err := loadPlugin(ctx, cfg, c, log)
 	if err != nil {
@@ -87,7 +90,7 @@ func loadWorld(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	// Stoppable outside Timed, so a call ended by the stop counts as
 	// "canceled", not as a plugin error.
 	src := ops.StoppableSource(ops.TimedSource(plugin, o.Metrics), stop)
-	w := &daemonWorld{cfg: cfg, plugin: plugin, cloud: c, eng: engine.New(src, pc, policy(cfg), opts, state, log),
+	w := &daemonWorld{cfg: cfg, plugin: plugin, cloud: c, eng: engine.New(src, pc, policy(cfg), opts, state, log), pc: pc,
 		state: state, key: key, level: level}
 	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: plugin.Name(), PluginVersion: plugin.Info().Version, Placement: c.placement, Auth: c.sess.String(),
 		Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter, History: cfg.Server.History,

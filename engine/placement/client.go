@@ -70,6 +70,8 @@ type Client struct {
 	retry    Retry
 	log      *slog.Logger
 
+	trouble trouble // failed requests in a row (trouble.go)
+
 	cached bool        // the microversion came from Config, not discovery
 	stale  atomic.Bool // Placement refused the cached microversion
 }
@@ -99,7 +101,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if cfg.Transport != nil {
 		next = cfg.Transport
 	}
-	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{next, &c.requests, cfg.Observe, cfg.Logger}}
+	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{next, &c.requests, cfg.Observe, cfg.Logger, &c.trouble}}
 	c.sc = &gophercloud.ServiceClient{
 		ProviderClient: pc,
 		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
@@ -245,6 +247,7 @@ type observing struct {
 	n       *atomic.Int64
 	observe func(method string, status int, d time.Duration)
 	log     *slog.Logger
+	trouble *trouble
 }
 
 func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -262,6 +265,7 @@ func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 	} else {
 		err = &transportError{err}
 	}
+	t.trouble.observe(status, err)
 	if t.observe != nil {
 		t.observe(r.Method, status, time.Since(start))
 	}

@@ -12,6 +12,9 @@ import (
 //	seen/<id>     members that ever registered: whose owner marker may be
 //	              taken over once they no longer hold a unit (no lease)
 //	moves/<id>    the member's last acquisitions and releases (no lease)
+//	placement     the identity of the Placement the record belongs to
+//	record/<placement hash>/<uuid>
+//	              one provider's ownership record (record.go; no lease)
 type keys struct{ prefix string }
 
 func newKeys(prefix string) keys {
@@ -31,6 +34,7 @@ func (k keys) seen(id string) string { return k.prefix + "seen/" + id }
 func (k keys) seens() string         { return k.prefix + "seen/" }
 func (k keys) move(id string) string { return k.prefix + "moves/" + id }
 func (k keys) moves() string         { return k.prefix + "moves/" }
+func (k keys) placement() string     { return k.prefix + "placement" }
 
 // unitOf is the unit of a claim key.
 func (k keys) unitOf(key string) string { return strings.TrimPrefix(key, k.claims()) }

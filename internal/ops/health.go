@@ -29,6 +29,13 @@ func (h *health) configure(interval time.Duration, unhealthyAfter int) {
 	h.interval, h.unhealthyAfter = interval, max(unhealthyAfter, 1)
 }
 
+// every is the interval between cycles.
+func (h *health) every() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.interval
+}
+
 func (h *health) cycleStarted(at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

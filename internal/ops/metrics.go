@@ -16,7 +16,8 @@ import (
 // Metrics are the engine's Prometheus series. Names and labels are listed
 // in docs/OPERATIONS.md; label values come from small fixed sets.
 type Metrics struct {
-	reg *prometheus.Registry
+	reg  *prometheus.Registry
+	deps deps // the outside services failing now (deps.go)
 
 	cycleSeconds  prometheus.Histogram
 	cycles        *prometheus.CounterVec // outcome
@@ -40,7 +41,7 @@ type Metrics struct {
 // NodeStates are the values of the state label of rpengine_nodes: every
 // ReservedReason, with "" named "schedulable".
 var NodeStates = []string{"schedulable", "maintenance", "retired", "fault", "power_state",
-	"provision_state", "target_provision_state", "instance", "quarantined"}
+	"provision_state", "target_provision_state", "instance", "quarantined", "pending_deletion"}
 
 // NewMetrics registers the engine's series, Go's and the process's.
 func NewMetrics() *Metrics {

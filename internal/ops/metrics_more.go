@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ type moreMetrics struct {
 	quarantined *prometheus.GaugeVec     // reason
 	blocked     *prometheus.GaugeVec     // reason
 	pending     prometheus.Gauge
+	doubt       *prometheus.GaugeVec // reason: quarantined, pending_deletion
 }
 
 func (m *Metrics) registerMore() {
@@ -37,7 +39,12 @@ func (m *Metrics) registerMore() {
 		Help: "Providers of nodes proven deleted that the last cycle did not delete, by reason."}, []string{"reason"})
 	x.pending = prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpengine_deletions_pending",
 		Help: "Providers of nodes proven deleted, waiting for their next proof."})
-	for _, c := range []prometheus.Collector{x.buildInfo, x.pluginInfo, x.pluginHTTP, x.quarantined, x.blocked, x.pending} {
+	x.doubt = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rpengine_providers_reserved_on_doubt",
+		Help: "Providers the last cycle held fully reserved on doubt: of a quarantined node, of a node proven gone once."}, []string{"reason"})
+	for _, r := range doubtReasons {
+		x.doubt.WithLabelValues(r)
+	}
+	for _, c := range []prometheus.Collector{x.buildInfo, x.pluginInfo, x.pluginHTTP, x.quarantined, x.blocked, x.pending, x.doubt} {
 		m.reg.MustRegister(c)
 	}
 	for _, r := range quarantineReasons {
@@ -51,8 +58,10 @@ func (m *Metrics) registerMore() {
 // The label values: fixed sets, so the series exist from the start.
 var (
 	quarantineReasons = []string{engine.CodeDuplicate, engine.CodeBadUUID, engine.CodeClassAndResources,
-		engine.CodeNoClass, engine.CodeBadClass, engine.CodeBadResources}
+		engine.CodeNoClass, engine.CodeBadClass, engine.CodeBadResources, engine.CodeFieldTooLong, engine.CodeTooManyEntries,
+		engine.CodeBadUTF8, engine.CodeBadValue}
 	blockedReasons = []string{engine.ReasonAllocations, engine.ReasonRefused, engine.ReasonDeleteLimit}
+	doubtReasons   = []string{"quarantined", "pending_deletion"}
 )
 
 // SetBuildInfo sets rpengine_build_info.
@@ -76,8 +85,11 @@ func cmpOr(a, b string) string {
 
 // outcomes sets the per-reason gauges from a cycle's outcomes.
 func (m *Metrics) outcomes(os []engine.Outcome) {
-	q, b, pending := map[string]int{}, map[string]int{}, 0
+	q, b, pending, doubt := map[string]int{}, map[string]int{}, 0, map[string]int{}
 	for _, o := range os {
+		if slices.Contains(doubtReasons, o.Reserved) {
+			doubt[o.Reserved]++
+		}
 		switch o.Kind {
 		case engine.KindQuarantined:
 			q[o.Reason]++
@@ -99,6 +111,7 @@ func (m *Metrics) outcomes(os []engine.Outcome) {
 	}
 	set(m.more.quarantined, quarantineReasons, q)
 	set(m.more.blocked, blockedReasons, b)
+	set(m.more.doubt, doubtReasons, doubt)
 	m.more.pending.Set(float64(pending))
 }
 
@@ -120,7 +133,7 @@ func (m *Metrics) PluginHTTP(services map[string]string, next http.RoundTripper)
 		}
 		return strings.Compare(a, b)
 	})
-	return timedTransport{next: next, h: m.more.pluginHTTP, services: services, names: names}
+	return timedTransport{next: next, h: m.more.pluginHTTP, services: services, names: names, deps: &m.deps}
 }
 
 type timedTransport struct {
@@ -128,6 +141,7 @@ type timedTransport struct {
 	h        *prometheus.HistogramVec
 	services map[string]string
 	names    []string
+	deps     *deps
 }
 
 func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -137,7 +151,17 @@ func (t timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err == nil {
 		status = resp.StatusCode
 	}
-	t.h.WithLabelValues(t.service(req.URL.String()), httpOutcome(status)).Observe(time.Since(start).Seconds())
+	service := t.service(req.URL.String())
+	t.h.WithLabelValues(service, httpOutcome(status)).Observe(time.Since(start).Seconds())
+	switch {
+	case req.Context().Err() != nil: // given up: proves nothing
+	case err != nil:
+		t.deps.observe(service, err, time.Now())
+	case status >= 500:
+		t.deps.observe(service, fmt.Errorf("%s %s answered %s", req.Method, req.URL.Path, resp.Status), time.Now())
+	default:
+		t.deps.observe(service, nil, time.Now())
+	}
 	return resp, err
 }
 

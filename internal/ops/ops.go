@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -143,14 +144,43 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	return out
 }
 
-// Ready answers /readyz.
+// Ready answers /readyz: not while a service the engine needs is failing.
+// The event bus is not one of them (bus.go): its state is in the reason.
 func (o *Ops) Ready() (bool, string) {
+	if why := o.failing(); why != "" {
+		return false, o.busReason(why)
+	}
 	ok, why := o.health.ready()
 	return ok, o.busReason(why)
 }
 
-// Healthy answers /healthz.
-func (o *Ops) Healthy() (bool, string) { return o.health.healthy(o.now()) }
+// Healthy answers /healthz: not while a service the engine needs is
+// failing, even during a long first cycle (deps.go).
+func (o *Ops) Healthy() (bool, string) {
+	if why := o.failing(); why != "" {
+		return false, why
+	}
+	return o.health.healthy(o.now())
+}
+
+// failing says which services are failing now, "" if none.
+func (o *Ops) failing() string {
+	down := o.down(o.now())
+	if len(down) == 0 {
+		return ""
+	}
+	msg := "unhealthy: " + down[0].String()
+	if len(down) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(down)-1)
+	}
+	return msg
+}
+
+// Failing lists the services failing now, for the status page.
+func (o *Ops) Failing() []Dependency { return o.down(o.now()) }
+
+// Interval is the configured interval between cycles.
+func (o *Ops) Interval() time.Duration { return o.health.every() }
 
 // Status is a consistent copy of what the page shows.
 type Status struct {
@@ -164,8 +194,9 @@ type Status struct {
 	Done, Total   int
 	Reload        string
 	ReloadOK      bool
-	Cycles        []Cycle   // newest first
-	Bus           *BusState // nil without [events]
+	Cycles        []Cycle      // newest first
+	Failing       []Dependency // the outside services failing now
+	Bus           *BusState    // nil without [events]
 }
 
 // Snapshot copies the current status.
@@ -173,6 +204,7 @@ func (o *Ops) Snapshot() Status {
 	s := Status{Now: o.now()}
 	s.Ready, s.ReadyReason = o.Ready()
 	s.Healthy, s.HealthyReason = o.Healthy()
+	s.Failing = o.Failing()
 	s.Bus = o.busState()
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -26,6 +26,9 @@ func TimedSource(src engine.Source, m *Metrics) engine.Source {
 		start := time.Now()
 		err := call(ctx)
 		m.ObservePlugin(name, callOutcome(ctx, err), time.Since(start))
+		if ctx.Err() == nil { // a call the engine gave up proves nothing
+			m.deps.observe("plugin", err, time.Now())
+		}
 		return err
 	})
 }

@@ -80,6 +80,23 @@ func TestBadInputGetsAClearErrorAndChangesNothingElse(t *testing.T) {
 	}
 }
 
+// reservedOnDoubt says whether the cycle quarantined node and fully
+// reserved its provider, the one write bad input may cause (issue 23).
+func reservedOnDoubt(rep engine.Report, fake *placementfake.Server, node string) bool {
+	if !slices.ContainsFunc(rep.Outcomes, func(o engine.Outcome) bool {
+		return o.Node == strings.ToLower(node) && o.Kind == engine.KindQuarantined && o.Reserved == "quarantined"
+	}) {
+		return false
+	}
+	p, _ := fake.Provider(node)
+	for _, inv := range p.Inventories {
+		if inv.Reserved != inv.Total {
+			return false
+		}
+	}
+	return len(p.Inventories) > 0
+}
+
 func runCorpusCase(t *testing.T, c corpusCase) {
 	fake := placementfake.New()
 	defer fake.Close()
@@ -109,7 +126,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 		switch {
 		case after[n.UUID] == 0:
 			t.Errorf("provider of node %d deleted", i)
-		case changed && !(i == 0 && c.rewrites0):
+		case changed && !(i == 0 && c.rewrites0) && !reservedOnDoubt(rep, fake, n.UUID):
 			t.Errorf("provider of node %d written: %v", i, excerpt(fake.Requests(), n.UUID))
 		}
 	}

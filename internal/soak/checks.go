@@ -47,6 +47,7 @@ func (r *Runner) check(c int, rep engine.Report, panicked any) {
 	ps := r.providers()
 	r.forgetVanished(vanishedNow, ps)
 	r.checkState(c, ps, log)
+	r.checkDoubts(c, rep, ps, want, log) // doubt_checks.go
 	if r.quietRun > 0 && disturbed(rep.ErrorMessages()) {
 		// The machine, not a fault, made a request overrun its time
 		// limit (a loaded CI host): the quiet phase starts over, so

@@ -34,7 +34,7 @@ func (p policy) expectations(nodes []hostabi.Node, instances []hostabi.Instance)
 	for _, n := range nodes {
 		u := strings.ToLower(n.UUID)
 		if !slices.Contains(p.shards, n.Shard) || count[u] > 1 || !lowerUUID(u) ||
-			n.ResourceClass == "" || len(n.Resources) > 0 {
+			n.ResourceClass == "" || len(n.Resources) > 0 || p.overLimit(n) {
 			continue
 		}
 		w := want{class: normalise(n.ResourceClass), traits: slices.Clone(p.baseTraits)}
@@ -51,6 +51,17 @@ func (p policy) expectations(nodes []hostabi.Node, instances []hostabi.Instance)
 		out[u] = w
 	}
 	return out
+}
+
+// overLimit says whether the plugin host marks the node for a string over
+// its limit (plugin.max_field_length): the engine then quarantines it.
+func (p policy) overLimit(n hostabi.Node) bool {
+	if p.maxField == 0 {
+		return false
+	}
+	strs := append([]string{n.UUID, n.Name, n.ResourceClass, n.InstanceUUID, n.PowerState, n.ProvisionState,
+		n.TargetProvisionState, n.Fault, n.Shard, n.ConductorGroup}, n.Traits...)
+	return slices.ContainsFunc(strs, func(s string) bool { return len(s) > p.maxField })
 }
 
 // reservedState is rows 1-6 of the reservation matrix.

@@ -16,6 +16,7 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // Modes: how the world reaches the engine.
@@ -84,6 +85,9 @@ type policy struct {
 	engine.Policy
 	shards     []string
 	baseTraits []string
+	// maxField, when set, is the host's per-node string limit: a node with
+	// a longer string is quarantined (through the plugin host only).
+	maxField int
 }
 
 func newPolicy() policy {
@@ -163,8 +167,12 @@ type Runner struct {
 // New prepares a soak; Close releases it.
 func New(cfg Config) (*Runner, error) {
 	cfg.defaults()
+	pol := newPolicy()
+	if cfg.Mode == ModeWasm {
+		pol.maxField = wasmhost.DefaultMaxField
+	}
 	r := &Runner{
-		cfg: cfg, pol: newPolicy(),
+		cfg: cfg, pol: pol,
 		fake:          placementfake.New(placementfake.WithSeed(int64(cfg.Seed))),
 		w:             newWorld(cfg.Seed, cfg.Nodes),
 		rep:           newReport(cfg),

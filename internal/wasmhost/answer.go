@@ -23,7 +23,9 @@ type listing struct {
 	// start makes the list empty, not nil, as encoding/json does for [].
 	start func()
 	// each decodes one record and returns how many strings it holds.
-	each func(dec *json.Decoder) (strs int, err error)
+	// bad is the record's fault the guard found (nil: none): the record
+	// is kept marked, or left out, never a reason to refuse the answer.
+	each func(dec *json.Decoder, bad func() *hostabi.Invalid) (strs int, err error)
 }
 
 // stringCost is what each decoded string costs beyond its bytes: its
@@ -35,7 +37,12 @@ const stringCost = 32
 // as encoding/json would. Any error is a *limitError or a malformed
 // answer; either way nothing of out may be used.
 func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listing) error {
-	dec := json.NewDecoder(newGuard(r, lim))
+	keys := make([]string, len(lists))
+	for i, l := range lists {
+		keys[i] = l.key
+	}
+	g := newGuard(r, lim, keys...)
+	dec := json.NewDecoder(g)
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
@@ -62,7 +69,7 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 			return fmt.Errorf("member %q appears twice", l.key)
 		}
 		seen[l.key] = true
-		if err := decodeList(dec, *l, budget, &cost); err != nil {
+		if err := decodeList(dec, g, *l, budget, &cost); err != nil {
 			return err
 		}
 	}
@@ -79,7 +86,7 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 	return json.Unmarshal(b, out)
 }
 
-func decodeList(dec *json.Decoder, l listing, budget int64, cost *int64) error {
+func decodeList(dec *json.Decoder, g *guard, l listing, budget int64, cost *int64) error {
 	t, err := dec.Token()
 	if err != nil || t == nil { // null: no records
 		return err
@@ -88,9 +95,9 @@ func decodeList(dec *json.Decoder, l listing, budget int64, cost *int64) error {
 		return fmt.Errorf("%q is not an array", l.key)
 	}
 	l.start()
-	for dec.More() {
+	for i := 0; dec.More(); i++ {
 		before := dec.InputOffset()
-		strs, err := l.each(dec)
+		strs, err := l.each(dec, func() *hostabi.Invalid { return g.take(l.key, i) })
 		if err != nil {
 			return err
 		}
@@ -134,30 +141,52 @@ func answerError(err error) *Error {
 	return failure(KindBadAnswer, "malformed answer: %s", Printable(err.Error()))
 }
 
-// nodeList, instanceList and uuidList decode the listings of the ABI.
+// recordError sorts a record's decoding error: a value of the wrong type
+// (encoding/json reads on past it) marks the record; any other ends the
+// answer.
+func recordError(err error, bad *hostabi.Invalid) (*hostabi.Invalid, error) {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return bad, err
+	}
+	if bad == nil {
+		bad = &hostabi.Invalid{Code: hostabi.InvalidValue, Reason: fmt.Sprintf("%s in \"%s\" is not a %s", te.Value, Printable(te.Field), te.Type)}
+	}
+	return bad, nil
+}
+
+// nodeList, instanceList and uuidList decode the listings of the ABI. A
+// node over a per-record limit is kept, marked (hostabi.Node.Invalid);
+// an instance over one keeps its cut values, which match no node (one of
+// the wrong type refuses the answer: it might name any node); a uuid over
+// one is left out, so it proves nothing.
 func nodeList(out *[]hostabi.Node) listing {
-	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder) (int, error) {
+	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
 		var n hostabi.Node
-		err := dec.Decode(&n)
+		var err error
+		n.Invalid, err = recordError(dec.Decode(&n), bad())
 		*out = append(*out, n)
 		return 12 + len(n.Traits) + 2*len(n.Resources), err
 	}}
 }
 
 func instanceList(out *[]hostabi.Instance) listing {
-	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder) (int, error) {
+	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
 		var in hostabi.Instance
-		err := dec.Decode(&in)
+		err := dec.Decode(&in) // a value it cannot read might be the node it occupies
+		bad()
 		*out = append(*out, in)
 		return 2, err
 	}}
 }
 
 func uuidList(key string, out *[]string) listing {
-	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder) (int, error) {
+	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
 		var u string
-		err := dec.Decode(&u)
-		*out = append(*out, u)
+		b, err := recordError(dec.Decode(&u), bad())
+		if b == nil {
+			*out = append(*out, u)
+		}
 		return 1, err
 	}}
 }

@@ -15,8 +15,8 @@ func decodeNodes(doc string, lim Limits, budget int64) (hostabi.ListNodesRespons
 	return out, err
 }
 
-// Each limit refuses an answer over it with one short message naming the
-// limit and the member, and accepts an answer at it.
+// Each whole-answer limit refuses an answer over it with one short message
+// naming the limit and the member, and accepts an answer at it.
 func TestAnswerLimits(t *testing.T) {
 	lim := Limits{MaxRecords: 3, MaxField: 16, MaxTraits: 2}
 	node := func(extra string) string { return `{"uuid":"u"` + extra + `}` }
@@ -29,12 +29,8 @@ func TestAnswerLimits(t *testing.T) {
 		{"records at the limit", list(node(""), node(""), node("")), ""},
 		{"records over", list(node(""), node(""), node(""), node("")), `"nodes" holds more than 3 records (plugin.max_records)`},
 		{"field at the limit", list(node(`,"resource_class":"1234567890123456"`)), ""},
-		{"field over", list(node(`,"resource_class":"12345678901234567"`)), `a string in "resource_class" longer than 16 bytes`},
-		{"trait over", list(node(`,"traits":["CUSTOM_LONGER_NAME"]`)), `a string in "traits" longer than 16 bytes`},
 		{"traits at the limit", list(node(`,"traits":["A","B"]`)), ""},
-		{"traits over", list(node(`,"traits":["A","B","C"]`)), `a record's "traits" holds more than 2 entries (plugin.max_traits)`},
-		{"resources over", list(node(`,"resources":{"A":{"total":1},"B":{"total":1},"C":{"total":1}}`)), `"resources" holds more than 2 entries`},
-		{"number over", list(node(`,"resources":{"A":{"total":12345678901234567}}`)), "a number or literal in \"total\" longer than 16 bytes"},
+		{"answer's string over", `{"error":"` + strings.Repeat("e", maxMessage+1) + `"}`, "longer than 4096 bytes"},
 		{"too deep", `{"nodes":[{"resources":{"A":{"total":[[1]]}}}]}`, "nested deeper than 5 levels"},
 		{"malformed", `{"nodes":[{"uuid":}]}`, "invalid character"},
 		{"trailing data", list() + `{}`, "data after the answer"},
@@ -42,23 +38,103 @@ func TestAnswerLimits(t *testing.T) {
 		{"nodes not an array", `{"nodes":{}}`, `"nodes" is not an array`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := decodeNodes(c.doc, lim, 1<<20)
+			got, err := decodeNodes(c.doc, lim, 1<<20)
 			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
 			if err != nil && len(err.Error()) > 300 {
 				t.Fatalf("error of %d bytes", len(err.Error()))
 			}
+			for _, n := range got.Nodes {
+				if n.Invalid != nil {
+					t.Fatalf("node marked %+v", n.Invalid)
+				}
+			}
 		})
 	}
 }
 
-// A giant string is refused after MaxField bytes, quoting a short prefix.
+// A per-node limit marks that node alone, with a code and a reason, and
+// the decoder reads on: the ordinary nodes around it decode whole.
+func TestAnswerPerNodeLimitsMarkTheNode(t *testing.T) {
+	lim := Limits{MaxRecords: 3, MaxField: 16, MaxTraits: 2}
+	ok := `{"uuid":"ok","resource_class":"gold","traits":["A"]}`
+	for _, c := range []struct {
+		name, node, code, reason string
+	}{
+		{"field over", `"resource_class":"12345678901234567"`, hostabi.InvalidFieldTooLong, `a string in "resource_class" is longer than 16 bytes (plugin.max_field_length), starting "1234`},
+		{"escaped over", `"name":"` + strings.Repeat(`\u00e9`, 9) + `"`, hostabi.InvalidFieldTooLong, `in "name" is longer than 16 bytes`},
+		{"trait over", `"traits":["CUSTOM_LONGER_NAME"]`, hostabi.InvalidFieldTooLong, `a string in "traits" is longer than 16 bytes`},
+		{"traits over", `"traits":["A","B","C",["nested",{"x":"]"}],"D"]`, hostabi.InvalidTooManyEntries, `its "traits" holds more than 2 entries (plugin.max_traits)`},
+		{"resources over", `"resources":{"A":{"total":1},"B":{"total":1},"C":{"total":1}}`, hostabi.InvalidTooManyEntries, `"resources" holds more than 2 entries`},
+		{"number over", `"resources":{"A":{"total":12345678901234567e1}}`, hostabi.InvalidFieldTooLong, `a number in "total" is longer than 16 bytes`},
+		{"number over after a dot", `"resources":{"A":{"total":1.23456789012345e10}}`, hostabi.InvalidFieldTooLong, `a number in "total"`},
+		{"bad UTF-8", "\"name\":\"a\xffb\"", hostabi.InvalidUTF8, `a string in "name" is not valid UTF-8`},
+		{"cut UTF-8", "\"name\":\"a\xc3\"", hostabi.InvalidUTF8, `not valid UTF-8`},
+		{"lone surrogate", `"name":"a\ud800b"`, hostabi.InvalidUTF8, `not valid UTF-8`},
+		{"wrong type", `"traits":"A"`, hostabi.InvalidValue, `string in "traits" is not a []string`},
+		{"too many members", strings.Repeat(`"x":1,`, maxMembers) + `"y":2`, hostabi.InvalidTooManyEntries, "more than 64 members"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := `{"nodes":[` + ok + `,{"uuid":"bad",` + c.node + `},` + ok + `],"complete":true}`
+			got, err := decodeNodes(doc, lim, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Nodes) != 3 || !got.Complete {
+				t.Fatalf("%+v", got)
+			}
+			bad := got.Nodes[1].Invalid
+			if bad == nil || bad.Code != c.code || !strings.Contains(bad.Reason, c.reason) {
+				t.Fatalf("node 1 marked %+v, want %s %q", bad, c.code, c.reason)
+			}
+			for _, i := range []int{0, 2} {
+				if n := got.Nodes[i]; n.Invalid != nil || n.ResourceClass != "gold" || len(n.Traits) != 1 {
+					t.Fatalf("node %d: %+v", i, n)
+				}
+			}
+		})
+	}
+}
+
+// Lengths count the decoded value: 120 é written as \u00e9 (Python's
+// default) are 240 bytes, within 255, as they are in rpb1; 128 are not.
+func TestAnswerEscapesCountTheirDecodedBytes(t *testing.T) {
+	for n, marked := range map[int]bool{120: false, 127: false, 128: true} {
+		doc := `{"nodes":[{"uuid":"u","resource_class":"` + strings.Repeat(`\u00e9`, n) + `"},{"uuid":"v","name":"` +
+			strings.Repeat(`\u003c`, 255) + `"}],"complete":true}`
+		got, err := decodeNodes(doc, Limits{}, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got.Nodes[0].Invalid != nil) != marked || got.Nodes[1].Invalid != nil {
+			t.Fatalf("%d escapes: marked %+v, %+v", n, got.Nodes[0].Invalid, got.Nodes[1].Invalid)
+		}
+		if !marked && got.Nodes[0].ResourceClass != strings.Repeat("é", n) {
+			t.Fatalf("%d escapes: %q", n, got.Nodes[0].ResourceClass)
+		}
+		bin, _ := hostabi.AppendNodeRecords(nil, []hostabi.Node{{UUID: "u", ResourceClass: strings.Repeat("é", n)}})
+		nodes, err := readNodes(bin, Limits{}, 1<<30)
+		if err != nil || (nodes[0].Invalid != nil) != marked {
+			t.Fatalf("%d in rpb1: %+v, %v", n, nodes, err)
+		}
+	}
+}
+
+// A giant string marks its node after MaxField bytes and the rest is
+// left out unread: the node holds a short prefix, its reason a shorter one.
 func TestAnswerGiantStringIsCutShort(t *testing.T) {
-	doc := `{"nodes":[{"uuid":"u","resource_class":"` + strings.Repeat("x", 10<<20) + `"}],"complete":true}`
-	_, err := decodeNodes(doc, Limits{}, 1<<30)
-	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "255 bytes") {
-		t.Fatalf("err (%d bytes) = %.300v", len(err.Error()), err)
+	doc := `{"nodes":[{"uuid":"u","resource_class":"` + strings.Repeat("x", 10<<20) + `"},{"uuid":"v"}],"complete":true}`
+	got, err := decodeNodes(doc, Limits{}, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := got.Nodes[0]
+	if n.Invalid == nil || len(n.Invalid.Reason) > 300 || !strings.Contains(n.Invalid.Reason, "255 bytes") || len(n.ResourceClass) > 255+4 {
+		t.Fatalf("%d bytes kept, marked %+v", len(n.ResourceClass), n.Invalid)
+	}
+	if len(got.Nodes) != 2 || got.Nodes[1].UUID != "v" {
+		t.Fatalf("%+v", got.Nodes)
 	}
 }
 
@@ -85,12 +161,36 @@ func FuzzDecodeAnswer(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	f.Add(`{"nodes":[{"uuid":"a","traits":["A","B"]},{"uuid":"` + strings.Repeat(`\u00e9`, 20) + `"}],"complete":true}`)
+	f.Add("{\"nodes\":[{\"uuid\":\"a\xff\",\"resources\":{\"V\":{\"total\":1234567890123456789}}}]}")
+	lim := Limits{MaxRecords: 50, MaxField: 16, MaxTraits: 4}
 	f.Fuzz(func(t *testing.T, doc string) {
-		got, err := decodeNodes(doc, Limits{}, 1<<30)
+		got, err := decodeNodes(doc, lim, 1<<30)
 		if err != nil {
 			return
 		}
 		var want hostabi.ListNodesResponse
+		var raw struct{ Nodes []json.RawMessage }
+		if err := json.Unmarshal([]byte(doc), &raw); err != nil || len(raw.Nodes) != len(got.Nodes) {
+			t.Fatalf("streamed %q (%d nodes), which encoding/json reads as %d: %v", doc, len(got.Nodes), len(raw.Nodes), err)
+		}
+		marked := false
+		for i, n := range got.Nodes {
+			if len(n.Traits) > lim.MaxTraits || len(n.Resources) > lim.MaxTraits || len(n.UUID) > lim.MaxField+4 {
+				t.Fatalf("%q: over the limits: %+v", doc, n)
+			}
+			if n.Invalid != nil { // a node over a limit is cut: the others are whole
+				marked = true
+				continue
+			}
+			var one hostabi.Node
+			if err := json.Unmarshal(raw.Nodes[i], &one); err != nil || !reflect.DeepEqual(n, one) {
+				t.Fatalf("%q: node %d streamed %+v, encoding/json %+v (%v)", doc, i, n, one, err)
+			}
+		}
+		if marked {
+			return
+		}
 		if err := json.Unmarshal([]byte(doc), &want); err != nil {
 			t.Fatalf("streamed %q, which encoding/json refuses: %v", doc, err)
 		}

@@ -116,10 +116,16 @@ func askedSet(uuids []string) map[string]bool {
 	return m
 }
 
+// mappedList decodes map_events' answers; one over a per-record limit
+// (a string too long, too many entries) is kept as unreadable, naming
+// the fault: it may have named any node, so it names none.
 func mappedList(out *[]hostabi.MappedEvent) listing {
-	return listing{"events", func() { *out = []hostabi.MappedEvent{} }, func(dec *json.Decoder) (int, error) {
+	return listing{"events", func() { *out = []hostabi.MappedEvent{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
 		var e hostabi.MappedEvent
-		err := dec.Decode(&e)
+		invalid, err := recordError(dec.Decode(&e), bad())
+		if invalid != nil {
+			e = hostabi.MappedEvent{Nodes: []string{}, Error: "answer over a limit: " + invalid.Reason}
+		}
 		*out = append(*out, e)
 		return 3 + len(e.Nodes), err
 	}}

@@ -42,6 +42,11 @@ type recordReader struct {
 	own []byte
 	// cut: the window ends at maxWindow, not at the end of the answer.
 	cut bool
+	// bound is the largest record the limits allow: the window's size.
+	bound int
+	// bad is the first fault of the record being read against a
+	// per-record limit: it marks the node, and the reader reads on.
+	bad *hostabi.Invalid
 }
 
 // maxShared is the number of slots of recordReader.last: the node's
@@ -75,7 +80,7 @@ const maxWindow = 4 << 20
 func newRecordReader(r *bufio.Reader, lim Limits, budget int64, kind byte) (*recordReader, int, error) {
 	lim = lim.withDefaults()
 	bound := recordBound(lim, kind)
-	rr := &recordReader{r: bufio.NewReaderSize(r, max(bound, 64<<10)), lim: lim, budget: budget, rec: -1}
+	rr := &recordReader{r: bufio.NewReaderSize(r, max(bound, 64<<10)), lim: lim, budget: budget, rec: -1, bound: bound}
 	rr.what = map[byte]string{hostabi.RecordsNodes: "node", hostabi.RecordsInstances: "instance"}[kind]
 	if err := rr.window(len(hostabi.RecordsMagic) + 1 + binary.MaxVarintLen64); err != nil {
 		return nil, 0, err
@@ -120,16 +125,16 @@ func decodeNodeRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi.Nod
 	if err != nil {
 		return nil, err
 	}
-	bound := recordBound(rr.lim, hostabi.RecordsNodes)
 	nodes := make([]hostabi.Node, n)
 	for i := range nodes {
-		rr.rec = i
-		if err := rr.window(bound); err != nil {
+		rr.rec, rr.bad = i, nil
+		if err := rr.window(rr.bound); err != nil {
 			return nil, err
 		}
 		if err := rr.node(&nodes[i]); err != nil {
 			return nil, err
 		}
+		nodes[i].Invalid = rr.bad
 	}
 	return nodes, rr.end()
 }
@@ -141,11 +146,10 @@ func decodeInstanceRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi
 	if err != nil {
 		return nil, err
 	}
-	bound := recordBound(rr.lim, hostabi.RecordsInstances)
 	out := make([]hostabi.Instance, n)
 	for i := range out {
 		rr.rec = i
-		if err := rr.window(bound); err != nil {
+		if err := rr.window(rr.bound); err != nil {
 			return nil, err
 		}
 		if out[i].UUID, err = rr.str("uuid", -1); err != nil {
@@ -189,7 +193,7 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		return err
 	}
 	if flags&^(hostabi.FlagMaintenance|hostabi.FlagRetired) != 0 {
-		return rr.fail("flags 0x%02x has unknown bits set", flags)
+		rr.mark(hostabi.InvalidValue, "flags 0x%02x has unknown bits set", flags)
 	}
 	n.Maintenance, n.Retired = flags&hostabi.FlagMaintenance != 0, flags&hostabi.FlagRetired != 0
 	nt, err := rr.count("traits")
@@ -197,11 +201,14 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		return err
 	}
 	if nt > 0 {
-		n.Traits = make([]string, nt)
+		n.Traits = make([]string, min(nt, rr.lim.MaxTraits))
 		for i := range n.Traits {
 			if n.Traits[i], err = rr.str("traits", slotTraits+min(i, maxShared-1-slotTraits)); err != nil {
 				return err
 			}
+		}
+		if err := rr.skipEntries("traits", nt-len(n.Traits), false); err != nil {
+			return err
 		}
 	}
 	nr, err := rr.count("resources")
@@ -209,14 +216,17 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		return err
 	}
 	if nr > 0 {
-		n.Resources = make(map[string]hostabi.Resource, nr)
-		for range nr {
+		n.Resources = make(map[string]hostabi.Resource, min(nr, rr.lim.MaxTraits))
+		for range min(nr, rr.lim.MaxTraits) {
 			if err := rr.resource(n.Resources); err != nil {
 				return err
 			}
 		}
+		if err := rr.skipEntries("resources", nr-min(nr, rr.lim.MaxTraits), true); err != nil {
+			return err
+		}
 	}
-	return rr.charge(12 + nt + 2*nr)
+	return rr.charge(12 + len(n.Traits) + 2*len(n.Resources))
 }
 
 func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
@@ -224,8 +234,11 @@ func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
 	if err != nil {
 		return err
 	}
+	if err := rr.refill(); err != nil {
+		return err
+	}
 	if _, dup := into[name]; dup {
-		return rr.fail("resource %q appears twice", Printable(name))
+		rr.mark(hostabi.InvalidValue, "resource %q appears twice", Printable(name))
 	}
 	var v [5]int64
 	for i, f := range [...]string{"total", "reserved", "min_unit", "max_unit", "step_size"} {
@@ -239,7 +252,8 @@ func (rr *recordReader) resource(into map[string]hostabi.Resource) error {
 	ratio := math.Float64frombits(binary.LittleEndian.Uint64(rr.win[rr.p:]))
 	rr.p += 8
 	if math.IsNaN(ratio) || math.IsInf(ratio, 0) {
-		return rr.fail("resource %q has allocation_ratio %v, not a finite number", Printable(name), ratio)
+		rr.mark(hostabi.InvalidValue, "resource %q has allocation_ratio %v, not a finite number", Printable(name), ratio)
+		ratio = 1
 	}
 	into[name] = hostabi.Resource{Total: v[0], Reserved: v[1], MinUnit: v[2], MaxUnit: v[3], StepSize: v[4], AllocationRatio: ratio}
 	return nil
@@ -266,16 +280,91 @@ func (rr *recordReader) end() error {
 	return nil
 }
 
-// count reads the length of a node's list, at most MaxTraits.
+// count reads the length of a node's list. Over MaxTraits, the node is
+// marked and the entries past it are skipped (skipEntries), not kept.
 func (rr *recordReader) count(field string) (int, error) {
+	if err := rr.refill(); err != nil {
+		return 0, err
+	}
 	n, err := rr.uvarint(field)
 	if err != nil {
 		return 0, err
 	}
 	if n > uint64(rr.lim.MaxTraits) {
-		return 0, &limitError{fmt.Sprintf("answer refused at byte %d: %s %d's \"%s\" holds %d entries, more than %d (plugin.max_traits)", rr.at(), rr.what, rr.rec, field, n, rr.lim.MaxTraits)}
+		rr.mark(hostabi.InvalidTooManyEntries, "its \"%s\" holds %d entries, more than %d (plugin.max_traits)", field, n, rr.lim.MaxTraits)
+		if n > math.MaxInt32 { // more than the answer can hold: it ends first
+			n = math.MaxInt32
+		}
 	}
 	return int(n), nil
+}
+
+// skipEntries reads past n entries of a list over MaxTraits, keeping
+// nothing of them: traits are strings, resources a string and numbers.
+func (rr *recordReader) skipEntries(field string, n int, resource bool) error {
+	for range n {
+		if err := rr.refill(); err != nil {
+			return err
+		}
+		l, err := rr.uvarint(field)
+		if err == nil {
+			err = rr.skip(field, l)
+		}
+		if err == nil && resource {
+			err = rr.refill()
+			for i := 0; i < 5 && err == nil; i++ {
+				_, err = rr.varint(field)
+			}
+			if err == nil && len(rr.win)-rr.p < 8 {
+				err = rr.short(field)
+			}
+			rr.p += 8
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refill makes sure the window holds the largest entry the limits allow
+// (or the rest of the answer): once a record went past the limits, its
+// rest may be longer than the window opened for it.
+func (rr *recordReader) refill() error {
+	entry := 3*(binary.MaxVarintLen64+rr.lim.MaxField) + 8
+	if rr.bad == nil || len(rr.win)-rr.p >= entry {
+		return nil
+	}
+	return rr.window(rr.bound)
+}
+
+// skip reads past n bytes without keeping them, beyond the window if need be.
+func (rr *recordReader) skip(field string, n uint64) error {
+	if avail := uint64(len(rr.win) - rr.p); n <= avail {
+		rr.p += int(n)
+		return nil
+	}
+	n -= uint64(len(rr.win) - rr.p)
+	rr.p = len(rr.win)
+	if err := rr.window(0); err != nil {
+		return err
+	}
+	for n > 0 {
+		d, err := rr.r.Discard(int(min(n, 1<<30)))
+		rr.base, n = rr.base+int64(d), n-uint64(d)
+		if err != nil {
+			rr.cut = false
+			return rr.short(field)
+		}
+	}
+	return rr.window(rr.bound)
+}
+
+// mark records the first fault of the record being read.
+func (rr *recordReader) mark(code, format string, args ...any) {
+	if rr.bad == nil {
+		rr.bad = &hostabi.Invalid{Code: code, Reason: fmt.Sprintf(format, args...)}
+	}
 }
 
 // The node's string fields in their order in the encoding, and the slot
@@ -304,16 +393,23 @@ func (rr *recordReader) str(field string, slot int) (string, error) {
 
 // raw reads one string's length and returns its bytes, in place, checked:
 // at most MaxField, and UTF-8 (each byte that is not becomes U+FFFD, as
-// encoding/json decodes it; then the bytes are a copy).
+// encoding/json decodes it; then the bytes are a copy). A string over
+// either marks the node; one too long keeps a copy of its first MaxField
+// bytes and the rest is skipped unread.
 func (rr *recordReader) raw(field string) ([]byte, error) {
+	if err := rr.refill(); err != nil {
+		return nil, err
+	}
 	n, err := rr.uvarint(field)
 	if err != nil || n == 0 {
 		return nil, err
 	}
 	if n > uint64(rr.lim.MaxField) {
-		b := rr.win[rr.p:min(len(rr.win), rr.p+nameLen)]
-		return nil, &limitError{fmt.Sprintf("answer refused at byte %d: a string in \"%s\" of %s %d is %d bytes, more than %d (plugin.max_field_length), starting \"%s\"",
-			rr.at(), field, rr.what, rr.rec, n, rr.lim.MaxField, Printable(string(b)))}
+		b := rr.win[rr.p:min(len(rr.win), rr.p+rr.lim.MaxField)]
+		rr.mark(hostabi.InvalidFieldTooLong, "a string in \"%s\" is %d bytes, more than %d (plugin.max_field_length), starting \"%s\"",
+			field, n, rr.lim.MaxField, Printable(string(b[:min(len(b), nameLen)])))
+		b = validUTF8(b) // a copy: the window moves on
+		return b, rr.skip(field, n)
 	}
 	if uint64(len(rr.win)-rr.p) < n {
 		return nil, rr.short(field)
@@ -321,6 +417,7 @@ func (rr *recordReader) raw(field string) ([]byte, error) {
 	b := rr.win[rr.p : rr.p+int(n)]
 	rr.p += int(n)
 	if !utf8.Valid(b) {
+		rr.mark(hostabi.InvalidUTF8, "a string in \"%s\" is not valid UTF-8", field)
 		b = validUTF8(b)
 	}
 	return b, nil

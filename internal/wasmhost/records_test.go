@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,8 +54,6 @@ func readNodes(b []byte, lim Limits, budget int64) ([]hostabi.Node, error) {
 // to, through the same entry point the host uses for both.
 func TestRecordsDecodeAsJSONDoes(t *testing.T) {
 	nodes := sampleNodes(9)
-	// Bytes that are not UTF-8 become U+FFFD, one for each, as in JSON.
-	nodes[3].Name, nodes[4].Traits = "bad \xff\xfe name", []string{"\xc3", "ok"}
 	got, err := readNodes(encodeNodes(t, nodes), Limits{}, 1<<30)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +91,6 @@ func TestRecordsRefuseBadAnswers(t *testing.T) {
 		}
 		return append(b, rest...)
 	}
-	nan := binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.NaN()))
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -105,13 +103,8 @@ func TestRecordsRefuseBadAnswers(t *testing.T) {
 		{"count over the budget", []byte("RPB1N\x03"), "would take more than 0 MiB decoded"},
 		{"truncated", good[:len(good)-2], `node 1: the answer ends inside`},
 		{"trailing data", append(bytes.Clone(good), 0), "data after the last record"},
-		{"long string", node([]string{"u", strings.Repeat("n", 17)}), `a string in "name" of node 0 is 17 bytes, more than 16 (plugin.max_field_length), starting "nnnn`},
-		{"unknown flag", node([]string{"u"}, 4, 0, 0), "flags 0x04 has unknown bits set"},
-		{"too many traits", node([]string{"u"}, 0, 3), `node 0's "traits" holds 3 entries, more than 2 (plugin.max_traits)`},
 		{"overlong varint", node([]string{"u"}, 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01), `"traits" is malformed`},
-		{"resource twice", node([]string{"u"}, append(append([]byte{0, 0, 2, 1, 'R', 2, 0, 0, 0, 0}, make([]byte, 8)...),
-			append([]byte{1, 'R', 2, 0, 0, 0, 0}, make([]byte, 8)...)...)...), `resource "R" appears twice`},
-		{"ratio not a number", node([]string{"u"}, append([]byte{0, 0, 1, 1, 'R', 2, 0, 0, 0, 0}, nan...)...), `allocation_ratio NaN, not a finite number`},
+		{"too many traits, cut short", node([]string{"u"}, 0, 3, 1, 'a', 1, 'b'), `node 0: the answer ends inside "traits"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			budget := int64(1 << 30)
@@ -129,6 +122,89 @@ func TestRecordsRefuseBadAnswers(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A per-node fault marks that node with a code and a reason, the reader
+// skips the rest of its value unread, and the nodes after it decode whole.
+func TestRecordsMarkTheNodeOverAPerNodeLimit(t *testing.T) {
+	lim := Limits{MaxRecords: 3, MaxField: 16, MaxTraits: 2}
+	next := encodeNodes(t, []hostabi.Node{{UUID: "v", ResourceClass: "gold"}})[6:] // its record
+	node := func(strs []string, rest ...byte) []byte {
+		b := append([]byte(hostabi.RecordsMagic), hostabi.RecordsNodes, 2)
+		for i := range 10 {
+			s := ""
+			if i < len(strs) {
+				s = strs[i]
+			}
+			b = append(binary.AppendUvarint(b, uint64(len(s))), s...)
+		}
+		return append(append(b, rest...), next...)
+	}
+	res := func(name string, ratio float64) []byte {
+		return binary.LittleEndian.AppendUint64(append([]byte{byte(len(name))}, append([]byte(name), 2, 0, 0, 0, 0)...), math.Float64bits(ratio))
+	}
+	for _, c := range []struct {
+		name, code, reason string
+		b                  []byte
+	}{
+		{"long string", hostabi.InvalidFieldTooLong, `a string in "name" is 17 bytes, more than 16 (plugin.max_field_length), starting "nnnn`,
+			node([]string{"u", strings.Repeat("n", 17)}, 0, 0, 0)},
+		{"giant string", hostabi.InvalidFieldTooLong, `"fault" is 1048576 bytes`,
+			node([]string{"u", "", "", "", "", "", "", strings.Repeat("f", 1<<20)}, 0, 0, 0)},
+		{"bad UTF-8", hostabi.InvalidUTF8, `a string in "name" is not valid UTF-8`, node([]string{"u", "a\xffb"}, 0, 0, 0)},
+		{"unknown flag", hostabi.InvalidValue, "flags 0x04 has unknown bits set", node([]string{"u"}, 4, 0, 0)},
+		{"too many traits", hostabi.InvalidTooManyEntries, `its "traits" holds 3 entries, more than 2 (plugin.max_traits)`,
+			node([]string{"u"}, 0, 3, 1, 'a', 1, 'b', 20, 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 'c', 0)},
+		{"too many resources", hostabi.InvalidTooManyEntries, `its "resources" holds 3 entries`,
+			node([]string{"u"}, slices.Concat([]byte{0, 0, 3}, res("A", 1), res("B", 1), res("C", 1))...)},
+		{"resource twice", hostabi.InvalidValue, `resource "R" appears twice`, node([]string{"u"}, slices.Concat([]byte{0, 0, 2}, res("R", 1), res("R", 1))...)},
+		{"ratio not a number", hostabi.InvalidValue, `allocation_ratio NaN, not a finite number`, node([]string{"u"}, slices.Concat([]byte{0, 0, 1}, res("R", math.NaN()))...)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := readNodes(c.b, lim, 1<<30)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad := got[0].Invalid; bad == nil || bad.Code != c.code || !strings.Contains(bad.Reason, c.reason) {
+				t.Fatalf("marked %+v, want %s %q", bad, c.code, c.reason)
+			}
+			if len(got[0].Traits) > 2 || len(got[0].Name) > 16 || len(got[0].Fault) > 16 {
+				t.Fatalf("kept more than the limits: %+v", got[0])
+			}
+			if len(got) != 2 || got[1].Invalid != nil || got[1].UUID != "v" || got[1].ResourceClass != "gold" {
+				t.Fatalf("the next node: %+v", got[1:])
+			}
+		})
+	}
+}
+
+// A fault both encodings can carry marks the same node with the same code
+// in rpb1 as in JSON (bytes that are not UTF-8 still become U+FFFD, one
+// for each, as encoding/json makes them).
+func TestRecordsMarkAsJSONDoes(t *testing.T) {
+	nodes := sampleNodes(4)
+	nodes[1].Name = "bad \xff\xfe name"
+	nodes[2].ResourceClass = strings.Repeat("é", 128)
+	nodes[3].Traits = slices.Repeat([]string{"T"}, DefaultMaxTraits+1)
+	got, err := readNodes(encodeNodes(t, nodes), Limits{}, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(hostabi.ListNodesResponse{Nodes: nodes, Complete: true})
+	raw = bytes.ReplaceAll(raw, []byte(`\ufffd\ufffd`), []byte("\xff\xfe")) // as a Python encoder might send them
+	want, err := decodeNodes(string(raw), Limits{}, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range nodes {
+		g, w := got[i].Invalid, want.Nodes[i].Invalid
+		if (g == nil) != (i == 0) || (w == nil) != (i == 0) || g != nil && g.Code != w.Code {
+			t.Fatalf("node %d: rpb1 marked %+v, JSON %+v", i, g, w)
+		}
+	}
+	if got[1].Name != want.Nodes[1].Name || got[1].Name != "bad \ufffd\ufffd name" {
+		t.Fatalf("rpb1 %q, JSON %q", got[1].Name, want.Nodes[1].Name)
 	}
 }
 
@@ -168,9 +244,12 @@ func FuzzNodeRecords(f *testing.F) {
 		if len(nodes) > lim.MaxRecords {
 			t.Fatalf("%d records", len(nodes))
 		}
-		for _, n := range nodes {
+		for i, n := range nodes {
 			if len(n.Traits) > lim.MaxTraits || len(n.Resources) > lim.MaxTraits || len(n.UUID) > lim.MaxField {
 				t.Fatalf("over the limits: %+v", n)
+			}
+			if n.Invalid != nil { // cut: it need not encode back to itself
+				nodes[i] = hostabi.Node{UUID: "x"}
 			}
 		}
 		again, ok := hostabi.AppendNodeRecords(nil, nodes)

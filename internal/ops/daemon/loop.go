@@ -71,6 +71,7 @@ func (l *Loop) Run(ctx context.Context) error {
 		return err
 	}
 	l.activate(w, nil)
+	go l.watchDependencies(ctx)
 	r := reloader{loop: l, ctx: ctx, stop: stop, results: make(chan loaded, 1)}
 	defer func() { r.abandon(); w.Close(context.Background()) }()
 
@@ -215,6 +216,25 @@ func cutBeforeAnyWrite(r engine.Report) bool {
 		}
 	}
 	return true
+}
+
+// watchDependencies logs the outside services failing, once per
+// interval: not once per request, and not never (ops/deps.go).
+func (l *Loop) watchDependencies(ctx context.Context) {
+	for {
+		every := l.Ops.Interval()
+		if every <= 0 {
+			every = time.Minute
+		}
+		t := time.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		l.Ops.LogDependencies(l.Log)
+	}
 }
 
 func (l *Loop) wait(w World) time.Duration {
