@@ -85,7 +85,7 @@ func (ev *worldEvents) state() ops.BusState {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	s := ev.stats
-	s.Connected, s.Since, s.LastError, s.Connects = st.Connected, st.Since, st.LastError, st.Reconnects
+	s.Connected, s.Since, s.LastError, s.Connects = st.Connected, st.Since, st.LastError, st.Connects
 	return s
 }
 

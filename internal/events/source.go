@@ -66,10 +66,10 @@ type Batch struct {
 
 // State is the source's condition, for the status page and readiness.
 type State struct {
-	Connected  bool
-	Since      time.Time // of the last change of Connected
-	LastError  string
-	Reconnects int
+	Connected bool
+	Since     time.Time // of the last change of Connected
+	LastError string
+	Connects  int // connections made, the first included
 }
 
 // Source consumes one queue. Run it with Run; read batches from Batches.
@@ -166,7 +166,7 @@ func (s *Source) setState(up bool, err error) {
 		s.state.LastError = s.redact(err).Error()
 	}
 	if up {
-		s.state.Reconnects++
+		s.state.Connects++
 	}
 	if s.opts.Metrics != nil {
 		s.opts.Metrics.connected(up)
