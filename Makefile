@@ -61,10 +61,10 @@ test: deps build plugins
 		$(GO) test -timeout 45m $(TESTFLAGS) ./... $(SDK)
 
 # test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
-# TestNovaBeside, docs/NOVA.md): about 10 minutes on 2 loaded cores.
+# TestNovaBeside and TestNovaEdges, docs/NOVA.md): about 15 minutes on 2 loaded cores.
 test-nova: deps build plugins
 	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNovaBeside$$' ./e2e/
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges)$$' ./e2e/
 
 # unit runs the fast tests only (no real services).
 unit: plugins
@@ -73,7 +73,8 @@ unit: plugins
 demo: build plugins
 	scripts/demo.sh
 
-# demo-stop stops the daemon and the Placement that make demo left running.
+# demo-stop stops the daemon and the Placement that make demo left running
+# (scripts/demo.sh stop-daemon stops only the daemon).
 demo-stop:
 	scripts/demo.sh stop
 
@@ -90,21 +91,21 @@ demo-vmware: build plugins
 
 # soak runs the engine through SOAK_CYCLES randomized cycles at SOAK_NODES
 # nodes with faults injected, checks every invariant after every cycle and
-# writes SOAK.md; it fails on any violation. SOAK_SEED replays a history,
+# writes reports/SOAK.md; it fails on any violation. SOAK_SEED replays a history,
 # SOAK_MODE=wasm drives the world through the fake plugin in Wasm.
 SOAK_CYCLES ?= 10000
 SOAK_NODES  ?= 1000
 SOAK_SEED   ?= $(shell date +%s)
 SOAK_MODE   ?= memory
 # A shorter run then drives the same history through the fake plugin in
-# Wasm (SOAK-wasm.md), so the plugin host's path is soaked too.
+# Wasm (reports/SOAK-wasm.md), so the plugin host's path is soaked too.
 SOAK_WASM_CYCLES ?= 1000
 SOAK_WASM_NODES  ?= 300
 soak: plugins
 	$(GO) run ./cmd/soak -seed $(SOAK_SEED) -cycles $(SOAK_CYCLES) -nodes $(SOAK_NODES) \
-		-mode $(SOAK_MODE) -plugin $(PLUGINS)/fake.wasm -max-duration 15m -out SOAK.md
+		-mode $(SOAK_MODE) -plugin $(PLUGINS)/fake.wasm -max-duration 15m -out reports/SOAK.md
 	$(GO) run ./cmd/soak -seed $(SOAK_SEED) -cycles $(SOAK_WASM_CYCLES) -nodes $(SOAK_WASM_NODES) \
-		-mode wasm -plugin $(PLUGINS)/fake.wasm -max-duration 10m -out SOAK-wasm.md
+		-mode wasm -plugin $(PLUGINS)/fake.wasm -max-duration 10m -out reports/SOAK-wasm.md
 
 # idle runs `engine run` for 1,000 idle cycles at 2,000 nodes and fails if
 # the engine's or the plugin host's RSS grows after warm-up or passes
@@ -117,8 +118,8 @@ FUZZTIME ?= 10s
 fuzz: plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) scripts/fuzz.sh $(FUZZTIME)
 
-# bench writes BENCHMARKS.md in one run: nova 26.2.2 measured side by
-# side (internal/bench TestNovaSideBySide), the POST /reshaper experiment,
+# bench writes reports/BENCHMARKS.md in one run: nova 26.2.2 measured side by
+# side (internal/testing/bench TestNovaSideBySide), the POST /reshaper experiment,
 # the go test benchmarks of the plugin host and plugins (scripts/bench-go.sh,
 # whose ratios become the plugin ceiling rows), then cmd/rpbench: the engine
 # at 1k/10k/100k nodes, the real Placement, the production-shaped one
@@ -148,14 +149,14 @@ bench: build plugins bench-deps
 	@date +%s > build/bench-started
 	RPBENCH_NOVA=1 $(BENCH_NOVA) RPBENCH_NOVA_OUT=$(CURDIR)/build/bench-nova.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/bench/
+		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/testing/bench/
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
-		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/bench/
+		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/testing/bench/
 	RPBENCH_EVENTS=1 $(BENCH_EVENTS) RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -count=1 -timeout 60m -run 'TestEventLagBench$$' -v ./internal/bench/
+		$(GO) test -count=1 -timeout 60m -run 'TestEventLagBench$$' -v ./internal/testing/bench/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
-	$(GO) run ./cmd/rpbench -out BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
+	$(GO) run ./cmd/rpbench -out reports/BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
 		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
 		-started $$(cat build/bench-started) -command "make bench BENCH=$(BENCH)"
 

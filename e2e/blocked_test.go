@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // TestDeletionBlockedByAChildProviderReserves: someone created a child

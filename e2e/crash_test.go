@@ -18,20 +18,20 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
-// crashWorld is a world the fake plugin fetches on every call, changed
+// crashRig is a world the fake plugin fetches on every call, changed
 // by the test while `engine run` is being killed.
-type crashWorld struct {
+type crashRig struct {
 	mu    sync.Mutex
 	nodes []hostabi.Node
 }
 
-func (w *crashWorld) set(nodes []hostabi.Node) { w.mu.Lock(); w.nodes = nodes; w.mu.Unlock() }
+func (w *crashRig) set(nodes []hostabi.Node) { w.mu.Lock(); w.nodes = nodes; w.mu.Unlock() }
 
-func (w *crashWorld) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
+func (w *crashRig) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 	w.mu.Lock()
 	nodes := slices.Clone(w.nodes)
 	w.mu.Unlock()
@@ -112,7 +112,7 @@ func TestKill9AtRandomMomentsLeavesPlacementExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	u := func(i int) string { return uuidFor(t.Name(), i) }
 	const n = 40
-	world := &crashWorld{}
+	world := &crashRig{}
 	world.set(randomWorld(rng, u, n))
 	srv := httptest.NewServer(world)
 	defer srv.Close()

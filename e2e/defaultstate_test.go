@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // TestFreshOnceWithoutStateFileIsOneRequest: with no engine.state_file the

@@ -16,11 +16,11 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
-	"github.com/rpengine/rpengine/internal/events/rabbittest"
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
-	"github.com/rpengine/rpengine/internal/testenv"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/rabbittest"
+	"github.com/rpengine/rpengine/internal/testing/testenv"
 )
 
 // eventRig is `engine run` with [events] against the real Ironic 21.4

@@ -21,13 +21,13 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
-// Issue 23: Placement never offers a node the engine cannot vouch for.
+// Placement never offers a node the engine cannot vouch for.
 
 // worldConfig is an engine config whose fake plugin reads its nodes from
 // world on every call.
@@ -71,7 +71,7 @@ func TestFailSafeOverLongValuesQuarantineTheirNodeAlone(t *testing.T) {
 	}
 	longClass, longTrait := freeIn(u(9), strings.Repeat("G", 300)), freeIn(u(10), "failsafe-long")
 	longTrait.Traits = []string{"CUSTOM_" + strings.Repeat("T", 249)} // 256 bytes
-	world := &crashWorld{}
+	world := &crashRig{}
 	world.set(append(nodes, longClass, longTrait))
 	srv := httptest.NewServer(world)
 	defer srv.Close()
@@ -90,7 +90,9 @@ func TestFailSafeOverLongValuesQuarantineTheirNodeAlone(t *testing.T) {
 		if _, ok := readProvider(t, url, n); ok {
 			t.Errorf("over-long node %s has a provider", n)
 		}
-		if !slices.ContainsFunc(r.Errors, func(e engine.Error) bool { return e.Node == n && strings.Contains(e.Message, "255 (plugin.max_field_length)") }) {
+		if !slices.ContainsFunc(r.Errors, func(e engine.Error) bool {
+			return e.Node == n && strings.Contains(e.Message, "255 (plugin.max_field_length)")
+		}) {
 			t.Errorf("no error names node %s: %v", n, r.ErrorMessages())
 		}
 	}
@@ -134,7 +136,7 @@ func TestFailSafeQuarantinedProviderIsNoCandidate(t *testing.T) {
 	class := "CUSTOM_" + strings.ToUpper(strings.ReplaceAll(rc, "-", "_"))
 	u := func(i int) string { return uuidFor(t.Name(), i) }
 	good := []hostabi.Node{freeIn(u(0), rc), freeIn(u(1), rc)}
-	world := &crashWorld{}
+	world := &crashRig{}
 	world.set(good)
 	srv := httptest.NewServer(world)
 	defer srv.Close()
@@ -198,7 +200,7 @@ func TestFailSafeNodeDeletedInIronicIsNoCandidate(t *testing.T) {
 func TestFailSafePlacementKilledDuringAColdStart(t *testing.T) {
 	url := placementtest.StartReal(t)
 	front := newDoor(t, url)
-	world := &crashWorld{}
+	world := &crashRig{}
 	var nodes []hostabi.Node
 	for i := range 500 {
 		nodes = append(nodes, freeIn(uuidFor(t.Name(), i), "failsafe-cold"))
@@ -235,8 +237,17 @@ func TestFailSafePlacementKilledDuringAColdStart(t *testing.T) {
 	took := time.Since(killed)
 	time.Sleep(interval + time.Second) // one interval's log
 	t.Logf("healthz %d after %s: %s", code, took.Round(100*time.Millisecond), body)
-	refused := strings.Count(logs.String(), "connection refused")
-	t.Logf("log lines naming the refused connection: %d", refused)
+	var lines []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "connection refused") {
+			lines = append(lines, tail(l, 160))
+		}
+	}
+	refused := len(lines)
+	t.Logf("log lines naming the refused connection in %s: %d\n%s", time.Since(killed).Round(time.Second), refused, strings.Join(lines, "\n"))
+	if refused > 6 { // once per interval, not once per request
+		t.Errorf("%d log lines about the refused connection in two intervals", refused)
+	}
 	if code != 503 || took > interval {
 		t.Fatalf("healthz %d %s after %s, want 503 within %s", code, body, took, interval)
 	}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/faultproxy"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/faultproxy"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // flakyNodes is the fleet of the field report (36 nodes took 237 s).

@@ -3,7 +3,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
 )
 
 func TestMain(m *testing.M) { placementtest.Main(m) }

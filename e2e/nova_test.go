@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/internal/novatest"
+	"github.com/rpengine/rpengine/internal/testing/novatest"
 )
 
 // TestNovaBeside is the arrangement with nova-compute end to end, with

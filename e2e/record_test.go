@@ -17,9 +17,9 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/coord/etcdtest"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -31,7 +31,7 @@ type recordRig struct {
 	placement string
 	etcd      string
 	plugin    string
-	world     *crashWorld
+	world     *crashRig
 	worldURL  string
 	u         func(int) string
 	n         int
@@ -45,7 +45,7 @@ const (
 
 func newRecordRig(t *testing.T, n int) *recordRig {
 	r := &recordRig{t: t, placement: placementtest.Shared(t), etcd: etcdtest.Start(t),
-		plugin: plugintest.Build(t, "plugins/fake"), world: &crashWorld{}, n: n}
+		plugin: plugintest.Build(t, "plugins/fake"), world: &crashRig{}, n: n}
 	r.u = func(i int) string { return uuidFor(t.Name(), i) }
 	srv := httptest.NewServer(r.world)
 	t.Cleanup(srv.Close)
@@ -151,7 +151,7 @@ func (r *recordRig) converge(within time.Duration, owners ...string) (int, strin
 	}
 }
 
-// The take-over of issue 24, five times: engine b runs throughout; each
+// A take-over from a killed engine, five times: engine b runs throughout; each
 // round a new engine a joins, takes part of the fleet and adds
 // CUSTOM_GPU where the world has it, is killed (-9) and never restarted,
 // the world changes twice while its lease runs out, and b takes its

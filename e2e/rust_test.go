@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/conformance"
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

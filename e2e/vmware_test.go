@@ -6,9 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/placementtest"
-	"github.com/rpengine/rpengine/internal/plugintest"
-	"github.com/rpengine/rpengine/internal/vcsimtest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/vcsimtest"
 	"github.com/rpengine/rpengine/plugins/vmware/vcenter"
 )
 

@@ -91,13 +91,20 @@ func (c *cycle) sweep(ctx context.Context) {
 	}
 	c.claimOrphans(ctx, desired, listed)
 	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
-	c.syncAll(ctx, desired, listed)
-	if why, _ := c.halted(); c.e.pol.Nova.Enabled && why == "" {
-		c.syncHolds(ctx, nodes, desired, listed)
+	// Beside nova, the holds that change go first, each with the inventory
+	// it guards in one write (hold.go), and are released after the
+	// deletions, once nothing is left allocatable.
+	nova := c.e.pol.Nova.Enabled
+	if why, _ := c.halted(); nova && why == "" {
+		c.placeHolds(ctx, desired, listed)
 	}
+	c.syncAll(ctx, desired, listed)
 	// Providers whose node is no longer listed: deleted only on proof.
 	if why, _ := c.halted(); why == "" {
 		c.reapVanished(ctx, nodes, desired, listed)
+	}
+	if why, _ := c.halted(); nova && why == "" {
+		c.settleHolds(ctx, nodes, desired, listed)
 	}
 	c.recordAfter(ctx)
 }

@@ -1,7 +1,7 @@
 package engine_test
 
 import (
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 	"testing"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // A cold start whose Placement stops answering ends early, with one error

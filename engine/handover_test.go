@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // An engine whose write is delayed past a hand-over must not win the

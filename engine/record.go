@@ -113,8 +113,8 @@ func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[
 			continue
 		case slices.Contains(traits, ours):
 			listed[uuid] = gen // marked after all; the listing raced it
-		case foreignOwner(traits, ours) != "":
-			c.state.drop(uuid)
+		case c.e.otherOwner(traits) != "":
+			c.state.forget(uuid) // its record entry is the new owner's
 			continue
 		default:
 			var set []string

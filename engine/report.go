@@ -191,6 +191,7 @@ type NovaReport struct {
 	// consumer (an instance) already uses: unschedulable all the same.
 	Occupied int `json:"occupied,omitempty"`
 	// Scanned counts hold consumers read to rebuild the book from
-	// Placement (a new process, or usage that did not add up).
-	Scanned int `json:"scanned,omitempty"`
+	// Placement (usage that did not add up, or no book in the record).
+	Scanned int  `json:"scanned,omitempty"`
+	skip    bool // the book could not be checked: no hold written this cycle
 }

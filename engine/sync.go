@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -121,13 +120,13 @@ func (c *cycle) ownProvider(p *providerSync, o Observed) error {
 	ours := c.e.pol.OwnerTrait
 	if !p.adopting {
 		if o.Exists && !slices.Contains(o.Traits, ours) {
-			if owner := foreignOwner(o.Traits, ours); owner != "" {
+			if owner := c.e.otherOwner(o.Traits); owner != "" {
 				return fmt.Errorf("provider %s was taken over by %s: %w", p.d.UUID, owner, errOwned)
 			}
 		}
 		return nil
 	}
-	owner := foreignOwner(o.Traits, ours)
+	owner := c.e.otherOwner(o.Traits)
 	if owner != "" && !c.e.mayTakeOver(owner) {
 		return fmt.Errorf("provider %s exists and is owned by %s: %w", p.d.UUID, owner, errOwned)
 	}
@@ -332,17 +331,7 @@ func (c *cycle) checkName(ctx context.Context, d Desired) error {
 }
 
 func (e *Engine) mayTakeOver(owner string) bool {
-	return owner != "OWNER_NOVA" && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
-}
-
-// foreignOwner returns the owner marker of another manager, if any.
-func foreignOwner(traits []string, ours string) string {
-	for _, t := range traits {
-		if t == "OWNER_NOVA" || strings.HasPrefix(t, OwnerTraitPrefix) && t != ours {
-			return t
-		}
-	}
-	return ""
+	return owner != OwnerNova && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
 }
 
 // backoff is the wait after the attempt-th conflict: from 20 ms, capped

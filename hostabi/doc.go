@@ -5,7 +5,7 @@
 // It compiles for both the host and GOOS=wasip1, so it must never import
 // wazero, the engine, or anything that reaches the network or the disk.
 // The host side lives in internal/wasmhost, the guest SDK in hostabi/guest,
-// the test harness in internal/guesttest. ABI.md is the normative
+// the test harness in internal/testing/guesttest. ABI.md is the normative
 // description; this package is its Go form; RATIONALE.md says why.
 //
 // hostabi and hostabi/guest are their own Go module

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # Appends the go test benchmarks that back performance claims to the
 # report: plugin host per-call cost, Wasm versus native, decoders, and
-# the plugin-call ceilings of issue 17 (wasm/native <= 1.5, abi/native <=
-# 1.2), summarised as min/median/max over the rounds.
+# the runs behind the plugin-call ceilings (wasm/native <= 1.5,
+# abi/native <= 1.2), which cmd/rpbench turns into the summary's rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 echo
 echo "## go test benchmarks"
 echo
@@ -14,27 +12,13 @@ echo "Command: \`go test -run '^\$' -bench . -benchtime 3x -count 3\` in each pa
 echo
 echo '```'
 for pkg in ./engine/placement github.com/rpengine/rpengine/hostabi/... ./plugins/fake ./plugins/ironic/...; do
-	RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench . -benchtime 3x -count 3 $pkg 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' | tee -a "$out" || true
+	RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench . -benchtime 3x -count 3 $pkg 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 done
 # The ABI's own codec, binary records against JSON (no plugin involved).
 go test -run '^$' -bench 'Records10k' -benchtime 20x -count 3 ./internal/wasmhost 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 echo '```'
 echo
-echo "Plugin-call ceilings at 10,000 nodes (issue 17), each ratio of medians measured in one run with its baseline (guesttest.Compare: native, native+abi and wasm interleaved, 15 calls each); min / median / max of the 3 runs. Goals: wasm/native <= 1.5, abi/native <= 1.2."
-echo
-echo "| benchmark | metric | min | median | max |"
-echo "|---|---|---|---|---|"
-awk '/^Benchmark(List10k|ListNodes10k)-/ {
-	name = $1; sub(/-[0-9]+$/, "", name)
-	for (i = 3; i < NF; i += 2) if ($(i+1) ~ /(\/|-ms$)/) v[name" | "$(i+1)] = v[name" | "$(i+1)] " " $i
-}
-END {
-	for (k in v) {
-		n = split(substr(v[k], 2), a, " ")
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		printf "| %s | %s | %s | %s |\n", k, a[1], a[int((n + 1) / 2)], a[n]
-	}
-}' "$out" | sort | sed 's/^| BenchmarkList10k /| plugins\/fake BenchmarkList10k /; s/^| BenchmarkListNodes10k /| plugins\/ironic BenchmarkListNodes10k /'
+echo "The plugin-call ceiling rows of the summary are computed from the List10k and ListNodes10k lines above (cmd/rpbench -gobench)."
 echo
 echo "Rerun: \`RPENGINE_PLUGIN_DIR=\$PWD/build/plugins go test -run '^\$' -bench 'List10k|ListNodes10k' -benchtime 3x -count 3 ./plugins/fake ./plugins/ironic\` (after \`make plugins\`)."
 echo

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Part of `make check`: the tracked tree holds sources, never build outputs,
-# and `go mod tidy` has nothing to change. Exits 1 naming what is wrong.
+# Part of `make check`: the tracked tree holds sources, never build outputs
+# nor a build machine's absolute paths; README.md links every other
+# document; and `go mod tidy` has nothing to change. Exits 1 naming what is
+# wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -22,6 +24,24 @@ if [ -n "$binaries" ]; then
 	echo "$binaries"
 	status=1
 fi
+
+# Absolute paths of a build machine: a home or work directory, or this
+# checkout's own path (a run output pasted in, a log, a config).
+paths=$( { git grep -nIE "(^|[[:space:]\"'\`(=:,])/(home|Users|root|work)/[A-Za-z0-9_.-]+" -- . || true
+	git grep -nIF "$PWD/" -- . || true; } | sort -u)
+if [ -n "$paths" ]; then
+	echo "check: tracked files hold absolute paths of a build machine:"
+	echo "$paths"
+	status=1
+fi
+
+# README.md is the newcomer's page: every other document is linked from it.
+for doc in $(git ls-files -- '*.md' | grep -v -e '^README.md$' -e '/testdata/cli/'); do
+	if ! grep -qF "]($doc)" README.md; then
+		echo "check: README.md does not link $doc"
+		status=1
+	fi
+done
 
 # Every module of the repository, the root's and any nested one.
 for mod in $(git ls-files -- go.mod '*/go.mod'); do

@@ -16,7 +16,7 @@ import (
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
-// worldEvents is a daemon world's event source ([events], docs/EVENTS.md):
+// worldEvents is a daemon setup's event source ([events], docs/EVENTS.md):
 // the bus consumer, and what turns its batches into node syncs.
 type worldEvents struct {
 	src    *events.Source
@@ -46,7 +46,7 @@ func metricsFor(o *ops.Ops) *events.Metrics {
 	return m
 }
 
-// startEvents connects the world's event source, if [events] is set. The
+// startEvents connects the setup's event source, if [events] is set. The
 // plugin must support both event operations: configured events that could
 // never be used are a configuration error, said at load.
 func startEvents(cfg *config.Config, plugin *wasmhost.Plugin, o *ops.Ops, log *slog.Logger) (*worldEvents, error) {
@@ -89,8 +89,8 @@ func (ev *worldEvents) state() ops.BusState {
 	return s
 }
 
-// Hints, NodeSync and EventsLive make the world a daemon.EventWorld.
-func (w *daemonWorld) Hints() <-chan events.Batch {
+// Hints, NodeSync and EventsLive make the setup a daemon.EventSetup.
+func (w *daemonSetup) Hints() <-chan events.Batch {
 	if w.ev == nil {
 		return nil
 	}
@@ -98,11 +98,11 @@ func (w *daemonWorld) Hints() <-chan events.Batch {
 }
 
 // EventsLive says the bus is connected.
-func (w *daemonWorld) EventsLive() bool { return w.ev != nil && w.ev.src.State().Connected }
+func (w *daemonSetup) EventsLive() bool { return w.ev != nil && w.ev.src.State().Connected }
 
 // NodeSync maps the batch to nodes through the plugin and syncs those
 // nodes; it returns why a full cycle must run now, or "".
-func (w *daemonWorld) NodeSync(ctx context.Context, b events.Batch) string {
+func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	ev := w.ev
 	if ev == nil {
 		return ""
@@ -262,8 +262,8 @@ func clipText(s string, n int) string {
 
 // NodeSync under [coord]: first the coordinator's sync and fence, as
 // for a cycle, so a node sync writes only what this engine holds.
-func (w *coordWorld) NodeSync(ctx context.Context, b events.Batch) string {
-	if err := w.co.sameMembership(w.daemonWorld); err != nil {
+func (w *coordSetup) NodeSync(ctx context.Context, b events.Batch) string {
+	if err := w.co.sameMembership(w.daemonSetup); err != nil {
 		return err.Error()
 	}
 	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng, w.pc)
@@ -271,14 +271,14 @@ func (w *coordWorld) NodeSync(ctx context.Context, b events.Batch) string {
 		return "" // nothing held, or the coordination failed: the next cycle says so
 	}
 	defer cancel()
-	return w.daemonWorld.NodeSync(cctx, b)
+	return w.daemonSetup.NodeSync(cctx, b)
 }
 
 // FollowUp: with events, a cycle that found a node proven gone runs the
 // next one once engine.delete_grace has passed (at least a second), not
 // a full interval later, so a deletion Ironic announced reaches
 // Placement after its two proofs, not after two full intervals.
-func (w *daemonWorld) FollowUp(r engine.Report) time.Duration {
+func (w *daemonSetup) FollowUp(r engine.Report) time.Duration {
 	if w.ev == nil {
 		return 0
 	}

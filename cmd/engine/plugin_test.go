@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/guesttest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // pluginTestConfig writes an engine config whose [plugin] table is

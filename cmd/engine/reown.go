@@ -132,7 +132,7 @@ func printStrays(out io.Writer, res reownResult) {
 // (whose daemon must be stopped: one id, one member), so that reown acts
 // only on the units it holds, under their lease, and reads and writes the
 // shared record. Without [coord] it does nothing.
-func reownCoordinated(ctx context.Context, w *world, log *slog.Logger) (context.Context, func(), error) {
+func reownCoordinated(ctx context.Context, w *assembly, log *slog.Logger) (context.Context, func(), error) {
 	co, err := startCoordinator(ctx, w.cfg, log)
 	if err != nil || co == nil {
 		return ctx, func() {}, err

@@ -55,7 +55,7 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	}
 	defer co.Close()
 
-	var watched atomic.Value // the plugin of the world in use, for the file watch
+	var watched atomic.Value // the plugin of the setup in use, for the file watch
 	watched.Store(cfg.Plugin)
 	reload := hangups(ctx)
 	go watchFile(ctx, func() (string, bool) {
@@ -63,10 +63,10 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		return p.Path, p.ReloadOnChange
 	}, pluginPoll, reload, log)
 	loop := &daemon.Loop{
-		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.World) (daemon.World, error) {
-			w, err := loadWorld(ctx, path, log, o, stop, unwrap(prev))
+		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
+			w, err := loadSetup(ctx, path, log, o, stop, unwrap(prev))
 			if err == nil {
-				dw := w.(*daemonWorld)
+				dw := w.(*daemonSetup)
 				watched.Store(dw.cfg.Plugin)
 				if dw.cfg.Server.Listen != listen {
 					log.Warn("server.listen changed: it takes effect at the next restart", "listening", listen)

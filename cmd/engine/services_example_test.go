@@ -11,16 +11,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
-	"github.com/rpengine/rpengine/internal/ironictest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/keystonetest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
-// readmeServiceExample is the catalog grant the README's plugin.services
-// row gives as its example, e.g. `baremetal = "catalog:baremetal"`.
+// readmeServiceExample is the catalog grant the configuration manual's
+// plugin.services row (docs/CONFIGURATION.md) gives as its example, e.g.
+// `baremetal = "catalog:baremetal"`.
 func readmeServiceExample(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(plugintest.RepoRoot(t), "README.md"))
+	raw, err := os.ReadFile(filepath.Join(plugintest.RepoRoot(t), "docs", "CONFIGURATION.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,18 +29,18 @@ func readmeServiceExample(t *testing.T) string {
 		if strings.HasPrefix(line, "| `plugin.services`") {
 			m := regexp.MustCompile("`([a-z_-]+ = \"catalog:[a-z_-]+\")`").FindStringSubmatch(line)
 			if m == nil {
-				t.Fatalf("the README's plugin.services row has no catalog:<type> example:\n%s", line)
+				t.Fatalf("docs/CONFIGURATION.md's plugin.services row has no catalog:<type> example:\n%s", line)
 			}
 			return m[1]
 		}
 	}
-	t.Fatal("README.md has no plugin.services row")
+	t.Fatal("docs/CONFIGURATION.md has no plugin.services row")
 	return ""
 }
 
-// The README's example grant, as written, works with the Ironic plugin
+// The configuration manual's example grant, as written, works with the Ironic plugin
 // through a Keystone catalog: validate passes and a cycle writes the node.
-// The grant the README once gave (ironic = "catalog:baremetal") is refused
+// The grant the manual once gave (ironic = "catalog:baremetal") is refused
 // by validate and by the load, naming the service the plugin calls.
 func TestReadmeServicesExampleRunsWithIronicE2E(t *testing.T) {
 	grant := readmeServiceExample(t)

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 func main() {

@@ -1,5 +1,5 @@
 // Command rpbench measures the engine against its performance goals and
-// writes a Markdown report (make bench). See internal/bench.
+// writes a Markdown report (make bench). See internal/testing/bench.
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/bench"
+	"github.com/rpengine/rpengine/internal/testing/bench"
 )
 
 // options are rpbench's flags.
@@ -26,7 +26,7 @@ type options struct {
 
 func parseFlags() options {
 	var o options
-	flag.StringVar(&o.out, "out", "BENCHMARKS.md", "report file")
+	flag.StringVar(&o.out, "out", "reports/BENCHMARKS.md", "report file")
 	flag.StringVar(&o.sizes, "sizes", "1000,10000,100000", "fleet sizes on the fake Placement")
 	flag.IntVar(&o.real, "real", 1000, "fleet size on the real single-process Placement (0: skip)")
 	flag.IntVar(&o.realRounds, "real-rounds", 2, "cold-start ratio rounds on the real single-process Placement (0: skip)")
@@ -166,7 +166,7 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 	}
 	if o.prod > 0 && o.prod < 10000 {
 		notes = append(notes, "10,000 nodes on the production-shaped Placement: `make bench BENCH=full`; a run of 2026-12-01 on a loaded "+
-			"machine found the engine at or above the bare client in both rounds: internal/bench/testdata/prod-10k-2026-12-01.md.")
+			"machine found the engine at or above the bare client in both rounds: internal/testing/bench/testdata/prod-10k-2026-12-01.md.")
 	}
 	notes = append(notes, fixedNotes...)
 	return rows, notes, nil

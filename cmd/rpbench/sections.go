@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rpengine/rpengine/internal/bench"
+	"github.com/rpengine/rpengine/internal/testing/bench"
 )
 
 func novaSection(path string) (bench.Section, error) {
@@ -20,17 +20,17 @@ func novaSection(path string) (bench.Section, error) {
 	body := `Measured side by side in one run: nova 26.2.2's own reporting path (the real ` + "`ComputeManager.update_available_resource`" + `
 with the Ironic driver, scripts/nova/driver.py) and the engine (` + "`engine once`" + `, Ironic plugin in Wasm, state file set)
 over the same real Ironic (fake-hardware nodes, all available, no instances), each with a fresh real Placement 8.0
-(single process, sqlite), both behind one request-counting proxy (internal/bench/counter.go). Request counts are
+(single process, sqlite), both behind one request-counting proxy (internal/testing/bench/counter.go). Request counts are
 exact. CPU is user+system: nova's is its process's time inside the periodic (a long-running nova-compute); the
 engine's is the whole ` + "`engine once`" + ` process (start-up, plugin load from the warm compile cache, plugin child
 process, listing, cycle), so it overstates a running engine's cycle. Wall and CPU move with the machine's load
 (stated at the top); the request counts and ratios are the figures to quote. Cells show min / median / max of the rounds (one value when all agree); ratios are of medians.
 "one node into or out of maintenance" is two rounds: into, then out again.
 
-Rerun: ` + "`make build plugins`, then `RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=nova.md RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPENGINE_ENGINE_BIN=$PWD/bin/engine go test ./internal/bench -run TestNovaSideBySide -v -timeout 150m`" + `
+Rerun: ` + "`make build plugins`, then `RPBENCH_NOVA=1 RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_OUT=nova.md RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPENGINE_ENGINE_BIN=$PWD/bin/engine go test ./internal/testing/bench -run TestNovaSideBySide -v -timeout 150m`" + `
 (make bench runs 50 nodes and the bug 1841481 replay; BENCH=full adds 200 and 500). Runs at 50, 200 and 500 nodes
 made on 2026-12-01 on a loaded machine, with their commands and wall times, are in
-[internal/bench/testdata/nova-measured-2026-12-01.md](internal/bench/testdata/nova-measured-2026-12-01.md).
+[internal/testing/bench/testdata/nova-measured-2026-12-01.md](internal/testing/bench/testdata/nova-measured-2026-12-01.md).
 
 ` + string(b)
 	return bench.Section{Title: "nova 26.2.2 side by side (measured)", Body: body}, nil
@@ -41,12 +41,12 @@ func reshaperSection(path string) (bench.Section, error) {
 	if err != nil {
 		return bench.Section{}, fmt.Errorf("-reshaper: %w", err)
 	}
-	body := `Experiment (bench-only, internal/bench/reshaper.go; the engine is unchanged): create new providers with POST and
+	body := `Experiment (bench-only, internal/testing/bench/reshaper.go; the engine is unchanged): create new providers with POST and
 PUT traits as before, but write the inventories of each batch of 50 new providers in one ` + "`POST /reshaper`" + `
 (microversion 1.30, empty allocations): 2 + 1/50 requests per provider instead of 3. Compared with the per-provider
-writes of the bare client (internal/bench/bare.go) at the same concurrency (4), fresh uuids, alternating which goes
+writes of the bare client (internal/testing/bench/bare.go) at the same concurrency (4), fresh uuids, alternating which goes
 first; each Placement started fresh. Rates move with the machine's load; the ratio is paired per round. TestReshaperWrites checks the end state (each provider's inventory equal to the per-provider write's).
-Rerun: ` + "`RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2 RPBENCH_RESHAPER_OUT=reshaper.md go test ./internal/bench -run TestReshaperBench -v -timeout 40m`" + `.
+Rerun: ` + "`RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2 RPBENCH_RESHAPER_OUT=reshaper.md go test ./internal/testing/bench -run TestReshaperBench -v -timeout 40m`" + `.
 
 ` + string(b)
 	return bench.Section{Title: "POST /reshaper for new providers' inventories (experiment)", Body: body}, nil
@@ -57,12 +57,12 @@ func eventsSection(path string) (bench.Section, error) {
 	if err != nil {
 		return bench.Section{}, fmt.Errorf("-events: %w", err)
 	}
-	body := `How long a change in Ironic takes to reach Placement (internal/bench/events_test.go, docs/EVENTS.md): ` +
+	body := `How long a change in Ironic takes to reach Placement (internal/testing/bench/events_test.go, docs/EVENTS.md): ` +
 		"`engine run`" + ` with the Ironic plugin on the real Ironic 21.4 and a real Placement each, once with [events] (Ironic's
 notifications on Debian's RabbitMQ, full cycles every 10 min) and once periodic at the default engine.interval (60 s).
 A change is a resource_class PATCH on an enrolled node, one every 0.5 s; its lag runs from the PATCH's return until
 Placement holds the new class (polled every 50 ms with events, 2 s periodic). Goal with events: p99 <= 2 s.
-Rerun: ` + "`RPBENCH_EVENTS=1 RPENGINE_ENGINE_BIN=$PWD/bin/engine RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPBENCH_EVENTS_OUT=events.md go test ./internal/bench -run TestEventLagBench -v -timeout 60m`" + ` (after make build plugins).
+Rerun: ` + "`RPBENCH_EVENTS=1 RPENGINE_ENGINE_BIN=$PWD/bin/engine RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPBENCH_EVENTS_OUT=events.md go test ./internal/testing/bench -run TestEventLagBench -v -timeout 60m`" + ` (after make build plugins).
 
 ` + string(b)
 	return bench.Section{Title: "Event-driven lag beside the periodic engine", Body: body}, nil
@@ -137,11 +137,11 @@ func curveSection(ctx context.Context, o options) (bench.Section, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Cold start: %d new providers created by the engine (one cycle, `engine.concurrency` = c) and by the bare\n", o.curveN)
-	fmt.Fprintf(&b, "client (internal/bench/bare.go: the same three requests per provider, c connections), alternating which goes\n")
+	fmt.Fprintf(&b, "client (internal/testing/bench/bare.go: the same three requests per provider, c connections), alternating which goes\n")
 	fmt.Fprintf(&b, "first, each round with fresh uuids, on each Placement started fresh for the curve (%s).\n", strings.Join(labels, "; "))
 	fmt.Fprintf(&b, "Production-shaped: Debian's uWSGI, 4 single-threaded worker processes, on Debian's MariaDB 10.11 with its\n")
 	fmt.Fprintf(&b, "default durability (scripts/placement-prod). Rates move with the machine's load; the engine/bare ratio is\n")
-	fmt.Fprintf(&b, "paired within each round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -prod 0 -curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s -out BENCHMARKS.md`.\n\n",
+	fmt.Fprintf(&b, "paired within each round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -prod 0 -curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s -out reports/BENCHMARKS.md`.\n\n",
 		o.curveN, o.curveC, o.curveR, o.curveKinds)
 	fmt.Fprintf(&b, "![cold-start rate against engine.concurrency](%s)\n\n", svgName)
 	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met |\n|---|---|---|---|---|")

@@ -1,7 +1,7 @@
 // Command soak runs the engine through a long randomized history of world
 // events and faults against the fake Placement, checks every invariant
-// after every cycle, and writes a short report (SOAK.md). It exits 1 on
-// any violation. See internal/soak for what is checked.
+// after every cycle, and writes a short report (reports/SOAK.md). It exits 1 on
+// any violation. See internal/testing/soak for what is checked.
 package main
 
 import (
@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/soak"
+	"github.com/rpengine/rpengine/internal/testing/soak"
 )
 
 func main() {
@@ -24,7 +24,7 @@ func main() {
 	flag.DurationVar(&cfg.ClientTimeout, "client-timeout", 250*time.Millisecond, "Placement client time limit per request")
 	flag.IntVar(&cfg.ProgressEvery, "progress", 500, "print progress every this many cycles")
 	flag.StringVar(&cfg.Trace, "trace", "", "a node uuid whose history to print (to investigate a violation)")
-	out := flag.String("out", "SOAK.md", "report file (\"-\": stdout only)")
+	out := flag.String("out", "reports/SOAK.md", "report file (\"-\": stdout only)")
 	flag.Parse()
 
 	fmt.Fprintf(os.Stderr, "soak: seed %d, %d cycles, %d nodes, mode %s\n", cfg.Seed, cfg.Cycles, cfg.Nodes, cfg.Mode)

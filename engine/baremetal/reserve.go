@@ -9,18 +9,16 @@ type ReservedReason string
 // The reasons, in the order of README.md's reservation matrix; the
 // unexported values are the Ironic states the rules compare against.
 const (
-	Schedulable         ReservedReason = ""
-	ReservedMaintenance ReservedReason = "maintenance"
-	ReservedRetired     ReservedReason = "retired"
-	ReservedFault       ReservedReason = "fault"
-	ReservedPowerState  ReservedReason = "power_state"
-	ReservedProvision   ReservedReason = "provision_state"
-	ReservedTransition  ReservedReason = "target_provision_state"
-	ReservedInstance    ReservedReason = "instance"
-	ReservedQuarantined ReservedReason = "quarantined"
-	// ReservedPendingDeletion: the node is not listed and proven gone
-	// once; the next proof deletes its provider.
-	ReservedPendingDeletion ReservedReason = "pending_deletion"
+	Schedulable             ReservedReason = ""
+	ReservedMaintenance     ReservedReason = "maintenance"
+	ReservedRetired         ReservedReason = "retired"
+	ReservedFault           ReservedReason = "fault"
+	ReservedPowerState      ReservedReason = "power_state"
+	ReservedProvision       ReservedReason = "provision_state"
+	ReservedTransition      ReservedReason = "target_provision_state"
+	ReservedInstance        ReservedReason = "instance"
+	ReservedQuarantined     ReservedReason = "quarantined"
+	ReservedPendingDeletion ReservedReason = "pending_deletion" // not listed, proven gone once
 	unknownPower                           = ""
 	errorPower                             = "error"
 	availableProvisioned                   = "available"

@@ -12,7 +12,7 @@ import (
 
 // Handle runs one ABI operation on p exactly as the wasm exports do:
 // decode the request, call the method, encode the answer, errors in-band.
-// The host-side test harness (internal/guesttest) uses it to run a
+// The host-side test harness (internal/testing/guesttest) uses it to run a
 // plugin's tests natively; plugins never call it.
 func Handle(p Plugin, export string, in []byte) []byte {
 	if p == nil {

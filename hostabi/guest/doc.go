@@ -26,7 +26,7 @@
 // Build with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared. The
 // package also builds natively, so plugin code can be unit-tested without
 // a host: SetHTTPForTest and SetLogForTest stand in for the host, and
-// internal/guesttest runs the same tests natively and in the sandbox.
+// internal/testing/guesttest runs the same tests natively and in the sandbox.
 //
 // It must never reach outside the sandbox except through the host
 // functions declared in its *_wasip1.go files.

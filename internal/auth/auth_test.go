@@ -11,8 +11,8 @@ import (
 
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/auth"
-	"github.com/rpengine/rpengine/internal/auth/keystonetest"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/keystonetest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 func keystone(t *testing.T) *keystonetest.Server {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/internal/coord"
-	"github.com/rpengine/rpengine/internal/coord/etcdtest"
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/coord"
-	"github.com/rpengine/rpengine/internal/coord/etcdtest"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // The etcd cost of the shared record, per cycle, at 1,000 and 10,000

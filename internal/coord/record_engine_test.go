@@ -14,8 +14,8 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/coord"
-	"github.com/rpengine/rpengine/internal/coord/etcdtest"
-	"github.com/rpengine/rpengine/internal/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 

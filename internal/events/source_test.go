@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/rpengine/rpengine/internal/events"
-	"github.com/rpengine/rpengine/internal/events/rabbittest"
+	"github.com/rpengine/rpengine/internal/testing/rabbittest"
 )
 
 // next waits for a batch, failing after a generous bound.

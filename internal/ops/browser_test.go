@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
 
 // chromium finds a headless-capable Chromium, installing Debian's package

@@ -16,7 +16,7 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // A Placement that stops answering makes /healthz and /readyz fail at

@@ -14,7 +14,7 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // source is an in-memory inventory that can prove deletions.

@@ -34,7 +34,8 @@ type Metrics struct {
 	reloads       *prometheus.CounterVec   // result
 	foreign       prometheus.Counter       // rewrites of our values by another writer
 	holds         prometheus.Gauge         // beside nova: hold allocations in place
-	more          moreMetrics              // metrics_more.go
+	plugin        pluginMetrics            // plugin_metrics.go
+	byReason      nodeMetrics              // node_metrics.go
 	auth          authMetrics
 }
 
@@ -85,7 +86,8 @@ func NewMetrics() *Metrics {
 		m.changed, m.quarantined, m.cycleErrors, m.conflicts, m.placementSecs, m.pluginSecs, m.reloads, m.foreign, m.holds} {
 		f(c)
 	}
-	m.registerMore()
+	m.registerPlugin()
+	m.registerNodes()
 	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

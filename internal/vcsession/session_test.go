@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/vcsimtest"
+	"github.com/rpengine/rpengine/internal/testing/vcsimtest"
 )
 
 // retrieveRootName is a SOAP call that needs a session: the name of the

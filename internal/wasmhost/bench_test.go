@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

@@ -138,7 +138,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // gomemlimit leaves the guest GC headroom below the hard page limit: without
 // it a Go guest with a live heap over about half the cap dies of OOM
-// (shared/reference/wasm-measurements.md, follow-up §4).
+// (measured with Go 1.26 guests in wazero).
 func gomemlimit(limit uint64) string {
 	return strconv.FormatUint(limit/100*85, 10)
 }

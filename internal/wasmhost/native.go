@@ -13,7 +13,7 @@ import (
 // NativeGuest is a plugin compiled into this process: the host reaches it
 // through plain functions, so this package never imports the SDK (the
 // SDK's own module depends on nothing of the engine's, and the host
-// depends only on the ABI records). internal/guesttest wires the SDK's
+// depends only on the ABI records). internal/testing/guesttest wires the SDK's
 // dispatch into one.
 type NativeGuest struct {
 	// Label names the plugin in errors and logs.

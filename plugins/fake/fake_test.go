@@ -12,7 +12,7 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -116,8 +116,8 @@ func TestFaultsInOtherOperations(t *testing.T) {
 }
 
 // BenchmarkList10k lists a 10,000-node world three ways in the same
-// run, interleaved (guesttest.Compare), and reports the ratios issue 17
-// sets goals for:
+// run, interleaved (guesttest.Compare), and reports the ratios the
+// plugin-call ceilings are about:
 //   - native: the plugin's own code, called in process;
 //   - native+abi: the same plus the SDK's encoding of the answer and the
 //     host's decoding of it, as the engine receives it (no sandbox);

@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
 // world = "<service>": every call reads the world afresh, so a harness
-// can change it under one running plugin (internal/soak does).
+// can change it under one running plugin (internal/testing/soak does).
 func TestWorldService(t *testing.T) {
 	const a, b = "aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002"
 	var mu sync.Mutex

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/rpengine/rpengine/internal/guesttest"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // The hostile-answer corpus: the worst answers found so far, each given to

@@ -10,8 +10,8 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/guesttest"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

@@ -20,8 +20,8 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/internal/guesttest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 	"github.com/rpengine/rpengine/plugins/ironic/internal/decoders"
 	"github.com/rpengine/rpengine/plugins/ironic/internal/fakeironic"
@@ -52,7 +52,7 @@ func fleet(b *testing.B) string {
 //     process, HTTP via the host's gate, pages decoded by the host's
 //     projection, the answer encoded by the SDK and decoded by the host).
 //
-// It reports the ratios of issue 17's goals: wasm/native and abi/native.
+// It reports the ratios of the plugin-call ceilings: wasm/native and abi/native.
 func BenchmarkListNodes10k(b *testing.B) {
 	url := fleet(b)
 	ctx := context.Background()

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/conformance"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 	"github.com/rpengine/rpengine/plugins/ironic/internal/fakeironic"
 )

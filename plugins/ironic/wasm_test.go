@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 	"github.com/rpengine/rpengine/plugins/ironic/internal/fakeironic"
 )

@@ -1,6 +1,6 @@
 package main
 
-// Figures for issue 15. Rerun (vcsim built by scripts/vcsim/install.sh):
+// Figures of the VMware plugin. Rerun (vcsim built by scripts/vcsim/install.sh):
 //
 //	go test -run '^$' -bench . -benchtime 5x -count 3 ./plugins/vmware/
 //
@@ -11,15 +11,15 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/vcsimtest"
 	"github.com/rpengine/rpengine/internal/vcsession"
-	"github.com/rpengine/rpengine/internal/vcsimtest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 

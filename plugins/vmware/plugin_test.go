@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/rpengine/rpengine/internal/guesttest"
+	"github.com/rpengine/rpengine/internal/testing/guesttest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,9 +16,9 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
-	"github.com/rpengine/rpengine/internal/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/vcsimtest"
 	"github.com/rpengine/rpengine/internal/vcsession"
-	"github.com/rpengine/rpengine/internal/vcsimtest"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 	"github.com/rpengine/rpengine/plugins/vmware/vcenter"
 )

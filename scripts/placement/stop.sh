@@ -1,8 +1,8 @@
 #!/bin/sh
 # usage: stop.sh DIR
 #
-# Stop the Placement that start.sh started in DIR, by the PID it recorded,
-# and remove its /dev/shm database.
+# Stop the Placement that start.sh started in DIR, by the PID it recorded
+# (its database is in memory: it goes with the process).
 set -eu
 
 if [ $# -ne 1 ]; then
@@ -28,7 +28,4 @@ if kill -0 "$pid" 2>/dev/null; then
 	fi
 fi
 rm -f "$dir/api.pid"
-if [ -f "$dir/api.db" ]; then
-	rm -f "$(cat "$dir/api.db")" "$dir/api.db"
-fi
 echo "stopped $pid"

@@ -2,7 +2,7 @@
 # Install Debian's RabbitMQ (rabbitmq-server 3.10) if it is missing: the
 # message bus Ironic publishes its versioned notifications on, which the
 # engine's event source (internal/events) consumes. Tests start their own
-# broker on a free loopback port (internal/events/rabbittest); the package's
+# broker on a free loopback port (internal/testing/rabbittest); the package's
 # own service is never used. Idempotent: does nothing when installed.
 set -eu
 

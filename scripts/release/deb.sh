@@ -15,14 +15,15 @@ root=$stage/rpengine
 doc=$root/usr/share/doc/rpengine
 install -D -m 0755 "$dist/rpengine-$version-linux-$arch" "$root/usr/bin/rpengine"
 install -d -m 0755 "$root/usr/lib/rpengine" "$doc" "$root/usr/share/man/man1" "$root/usr/share/rpengine/monitoring" \
-	"$root/lib/systemd/system" "$root/etc/rpengine" "$root/usr/share/lintian/overrides" "$root/DEBIAN"
+	"$root/lib/systemd/system" "$root/etc/rpengine" "$root/usr/share/lintian/overrides" "$root/DEBIAN" \
+	"$root/var/lib/rpengine" "$root/var/cache/rpengine"
 install -m 0644 "$dist"/plugins/*.wasm "$root/usr/lib/rpengine/"
 install -m 0644 deploy/engine.toml "$root/etc/rpengine/rpengine.toml"
 install -m 0644 deploy/rpengine.service "$root/lib/systemd/system/rpengine.service"
 install -m 0644 deploy/monitoring/*.yml deploy/monitoring/*.json "$root/usr/share/rpengine/monitoring/"
 install -m 0644 deploy/debian/copyright "$doc/copyright"
 install -m 0644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/rpengine"
-for f in README.md docs/OPERATIONS.md docs/REPORT.md docs/NOVA.md docs/UPGRADE.md docs/RELEASE.md docs/PLUGIN-SDK.md NOTICE "$dist/THIRD_PARTY_LICENSES.md"; do
+for f in README.md docs/*.md NOTICE "$dist/THIRD_PARTY_LICENSES.md"; do
 	[ -f "$f" ] || continue
 	gzip -9n < "$f" > "$doc/$(basename "$f").gz"
 done

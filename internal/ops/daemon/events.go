@@ -8,11 +8,11 @@ import (
 	"github.com/rpengine/rpengine/internal/events"
 )
 
-// EventWorld is a World that acts on its source's notifications between
+// EventSetup is a Setup that acts on its source's notifications between
 // full cycles ([events]): a node sync per coalesced batch, and full cycles
 // only every Settings.FullInterval while the bus is connected.
-type EventWorld interface {
-	World
+type EventSetup interface {
+	Setup
 	// Hints delivers the event source's batches; nil when there is none.
 	Hints() <-chan events.Batch
 	// NodeSync acts on one batch. It returns "" when done, or why a full
@@ -23,16 +23,16 @@ type EventWorld interface {
 }
 
 // hints is w's batches, or a nil channel (never ready) without events.
-func hints(w World) <-chan events.Batch {
-	if ew, ok := w.(EventWorld); ok {
+func hints(w Setup) <-chan events.Batch {
+	if ew, ok := w.(EventSetup); ok {
 		return ew.Hints()
 	}
 	return nil
 }
 
 // syncNodes runs one node sync under the same stop rules as a cycle.
-func (l *Loop) syncNodes(ctx context.Context, w World, b events.Batch) string {
-	ew, ok := w.(EventWorld)
+func (l *Loop) syncNodes(ctx context.Context, w Setup, b events.Batch) string {
+	ew, ok := w.(EventSetup)
 	if !ok {
 		return ""
 	}
@@ -49,8 +49,8 @@ func (l *Loop) syncNodes(ctx context.Context, w World, b events.Batch) string {
 // flow: full cycles then come every FullInterval instead of Interval,
 // checked at least every Interval, so a bus that goes down brings the
 // engine back to its normal pace within one interval.
-func (l *Loop) quiet(w World, end time.Time) time.Duration {
-	ew, ok := w.(EventWorld)
+func (l *Loop) quiet(w Setup, end time.Time) time.Duration {
+	ew, ok := w.(EventSetup)
 	s := w.Settings()
 	if !ok || ew.Hints() == nil || !ew.EventsLive() || s.FullInterval <= s.Interval {
 		return 0
@@ -62,14 +62,14 @@ func (l *Loop) quiet(w World, end time.Time) time.Duration {
 	return min(left, s.Interval)
 }
 
-// FollowUpper is an EventWorld that may want the next full cycle sooner
+// FollowUpper is an EventSetup that may want the next full cycle sooner
 // than its interval after a cycle (e.g. the second proof of a node
 // deletion an event announced).
 type FollowUpper interface {
 	FollowUp(r engine.Report) time.Duration
 }
 
-func followUp(w World, r engine.Report) time.Duration {
+func followUp(w Setup, r engine.Report) time.Duration {
 	if f, ok := w.(FollowUpper); ok {
 		return f.FollowUp(r)
 	}

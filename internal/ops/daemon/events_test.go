@@ -11,18 +11,18 @@ import (
 	"github.com/rpengine/rpengine/internal/ops/daemon"
 )
 
-// eventWorld is a timedWorld with an event source: batches arrive on
+// eventSetup is a timedSetup with an event source: batches arrive on
 // hints, NodeSync records them and asks for a full cycle when told to.
-type eventWorld struct {
-	timedWorld
+type eventSetup struct {
+	timedSetup
 	hints chan events.Batch
 	live  atomic.Bool
 	syncs atomic.Int32
 }
 
-func (w *eventWorld) Hints() <-chan events.Batch { return w.hints }
-func (w *eventWorld) EventsLive() bool           { return w.live.Load() }
-func (w *eventWorld) NodeSync(_ context.Context, b events.Batch) string {
+func (w *eventSetup) Hints() <-chan events.Batch { return w.hints }
+func (w *eventSetup) EventsLive() bool           { return w.live.Load() }
+func (w *eventSetup) NodeSync(_ context.Context, b events.Batch) string {
 	w.syncs.Add(1)
 	w.log.add("sync", w.name)
 	if b.Lost {
@@ -38,11 +38,11 @@ func TestEventsPaceFullCycles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const interval, full = 10 * time.Second, 100 * time.Second
 		tl := &timeline{}
-		w := &eventWorld{timedWorld: timedWorld{name: "a", work: time.Second, log: tl,
+		w := &eventSetup{timedSetup: timedSetup{name: "a", work: time.Second, log: tl,
 			settings: daemon.Settings{Interval: interval, FullInterval: full, StopTimeout: time.Second}},
 			hints: make(chan events.Batch)}
 		w.live.Store(true)
-		l := newLoop(func(context.Context, <-chan struct{}, daemon.World) (daemon.World, error) { return w, nil }, nil)
+		l := newLoop(func(context.Context, <-chan struct{}, daemon.Setup) (daemon.Setup, error) { return w, nil }, nil)
 		l.Jitter = 0
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)

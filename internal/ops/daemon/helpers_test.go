@@ -16,7 +16,7 @@ import (
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // source is an in-memory inventory; listing may be held at a gate.
@@ -26,6 +26,9 @@ type source struct {
 	gate    chan struct{} // if set, ListNodes waits for it (or ctx)
 	entered chan int      // if set, ListNodes sends it its call number first
 	calls   int
+	// canceled, if set, is what a canceled listing returns instead of
+	// ctx.Err(), as a Wasm plugin words it.
+	canceled error
 }
 
 func (s *source) ListNodes(ctx context.Context, _ hostabi.ListNodesRequest) ([]hostabi.Node, error) {
@@ -40,6 +43,11 @@ func (s *source) ListNodes(ctx context.Context, _ hostabi.ListNodesRequest) ([]h
 		select {
 		case <-gate:
 		case <-ctx.Done():
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.canceled != nil {
+				return nil, s.canceled
+			}
 			return nil, ctx.Err()
 		}
 	}
@@ -113,7 +121,7 @@ func (w *world) Settings() daemon.Settings               { return w.settings }
 func (w *world) Close(context.Context)                   { w.mu.Lock(); w.closed = true; w.mu.Unlock() }
 func (w *world) isClosed() bool                          { w.mu.Lock(); defer w.mu.Unlock(); return w.closed }
 
-func (r *rig) load(ctx context.Context, stop <-chan struct{}, prev daemon.World) (daemon.World, error) {
+func (r *rig) load(ctx context.Context, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
 	r.mu.Lock()
 	c := r.conf
 	r.loads++

@@ -11,8 +11,8 @@ import (
 	"github.com/rpengine/rpengine/internal/ops"
 )
 
-// World is one loaded configuration with its plugin and engine.
-type World interface {
+// Setup is one loaded configuration: its plugin, its engine, its settings.
+type Setup interface {
 	// Cycle runs one reconcile. ctx ends only at the stop timeout; a
 	// stop reaches the engine through the Loader's stop channel.
 	Cycle(ctx context.Context) engine.Report
@@ -20,7 +20,7 @@ type World interface {
 	Save() error
 	Settings() Settings
 	// Close releases the plugin; the loop calls it once, after the
-	// world's last cycle.
+	// setup's last cycle.
 	Close(ctx context.Context)
 }
 
@@ -28,19 +28,19 @@ type World interface {
 type Settings struct {
 	Interval    time.Duration // between cycles, before jitter
 	StopTimeout time.Duration // longest wait for writes in flight on stop
-	// FullInterval is the time between full cycles while an EventWorld's
+	// FullInterval is the time between full cycles while an EventSetup's
 	// events flow (events.go); 0 or at most Interval: no difference.
 	FullInterval time.Duration
 	LogLevel     slog.Level
 	Info         ops.Info
 }
 
-// Loader builds a world. stop closes when the daemon stops: the world's
+// Loader builds a setup. stop closes when the daemon stops: the setup's
 // engine must take it as engine.Options.Stop (and its plugin calls may end
-// with it, see ops.StoppableSource). prev is the world in use, nil at
-// start; the new world may keep prev's provider cache. A reload runs the
+// with it, see ops.StoppableSource). prev is the setup in use, nil at
+// start; the new setup may keep prev's provider cache. A reload runs the
 // Loader while prev is cycling.
-type Loader func(ctx context.Context, stop <-chan struct{}, prev World) (World, error)
+type Loader func(ctx context.Context, stop <-chan struct{}, prev Setup) (Setup, error)
 
 // Loop runs cycles until its context ends.
 type Loop struct {
@@ -57,11 +57,11 @@ type Loop struct {
 }
 
 type loaded struct {
-	w   World
+	w   Setup
 	err error
 }
 
-// Run loads the first world, then cycles until ctx ends. A stop during a
+// Run loads the first setup, then cycles until ctx ends. A stop during a
 // cycle ends the loop after that cycle; its state is saved. Run fails
 // only if the first load does.
 func (l *Loop) Run(ctx context.Context) error {
@@ -142,16 +142,16 @@ func (l *Loop) Run(ctx context.Context) error {
 // engine sees the stop through its Stop channel, finishes the providers in
 // flight and starts no other. Only past the stop timeout is ctx cancelled,
 // cutting what is still in flight.
-func (l *Loop) cycle(ctx context.Context, w World) engine.Report {
+func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
 	cctx, cancel := l.guard(ctx, w)
 	defer cancel()
 	l.Ops.CycleStarted()
 	return w.Cycle(cctx)
 }
 
-// guard is a context for the world's work that a stop does not cancel
+// guard is a context for the setup's work that a stop does not cancel
 // until the stop timeout has passed.
-func (l *Loop) guard(ctx context.Context, w World) (context.Context, context.CancelFunc) {
+func (l *Loop) guard(ctx context.Context, w Setup) (context.Context, context.CancelFunc) {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
@@ -176,7 +176,7 @@ func (l *Loop) guard(ctx context.Context, w World) (context.Context, context.Can
 // finish saves the cache and records the cycle; it returns the end time.
 // A cycle the stop cut before any write is not counted: a SIGTERM during
 // a quiet cycle is not a failure.
-func (l *Loop) finish(w World, r engine.Report, start time.Time, stopped bool) time.Time {
+func (l *Loop) finish(w Setup, r engine.Report, start time.Time, stopped bool) time.Time {
 	if err := w.Save(); err != nil {
 		l.Log.Warn("state cache not saved", "err", err)
 	}
@@ -204,14 +204,18 @@ func (l *Loop) finish(w World, r engine.Report, start time.Time, stopped bool) t
 }
 
 // cutBeforeAnyWrite says whether a cycle that saw the stop changed
-// nothing and failed only because of it: its listing was cancelled, or
-// the providers left were deferred.
+// nothing and failed only because of it: a plugin listing the stop cut
+// short (StoppableSource cancels it, whatever the plugin then says: a
+// Wasm plugin reports "canceled by the caller"), or the providers left
+// deferred.
 func cutBeforeAnyWrite(r engine.Report) bool {
-	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 {
+	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 || r.Nova != nil && r.Nova.Placed+r.Nova.Released > 0 {
 		return false
 	}
 	for _, e := range r.Errors {
-		if e.Kind != engine.ErrDeferred && !strings.Contains(e.Message, context.Canceled.Error()) {
+		pluginListing := e.Kind == engine.ErrListing &&
+			(strings.HasPrefix(e.Message, "list nodes: ") || strings.HasPrefix(e.Message, "list instances: "))
+		if e.Kind != engine.ErrDeferred && !pluginListing && !strings.Contains(e.Message, context.Canceled.Error()) {
 			return false
 		}
 	}
@@ -237,7 +241,7 @@ func (l *Loop) watchDependencies(ctx context.Context) {
 	}
 }
 
-func (l *Loop) wait(w World) time.Duration {
+func (l *Loop) wait(w Setup) time.Duration {
 	d := w.Settings().Interval
 	if l.Jitter > 0 {
 		d += time.Duration(rand.Int64N(int64(float64(d)*l.Jitter) + 1))
@@ -245,8 +249,8 @@ func (l *Loop) wait(w World) time.Duration {
 	return d
 }
 
-// activate makes w the world in use.
-func (l *Loop) activate(w World, prev World) {
+// activate makes w the setup in use.
+func (l *Loop) activate(w Setup, prev Setup) {
 	s := w.Settings()
 	if l.Level != nil {
 		l.Level.Set(s.LogLevel)

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/rpengine/rpengine/engine"
-	"github.com/rpengine/rpengine/internal/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // SIGTERM mid-cycle: the providers in flight finish, no new one starts,
@@ -90,6 +90,26 @@ func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 	}
 	if got := r.ops.Metrics.PluginCalls("list_nodes", "canceled"); got != 1 {
 		t.Fatalf("canceled listings counted %v", got)
+	}
+}
+
+// The same stop during a Wasm plugin's listing, which words the
+// cancellation its own way: no ERROR, no failed cycle.
+func TestStopDuringPluginListingIsNoFailure(t *testing.T) {
+	r := newRig(t, 5)
+	r.src.gate, r.src.entered = make(chan struct{}), make(chan int, 1)
+	r.src.canceled = errors.New("plugin ironic.wasm: list_nodes: timeout: canceled by the caller; its answer is discarded")
+	stop := r.start(nil)
+	<-r.src.entered
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.next()
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "canceled by the caller") {
+		t.Fatalf("errors %v", rep.Errors)
+	}
+	if logs := r.logs.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "not counted") {
+		t.Fatalf("a stop during a listing logged:\n%s", logs)
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 )
 
-// reloader loads new worlds beside the running one, one at a time, and
+// reloader loads new setups beside the running one, one at a time, and
 // hands a loaded one to the loop, which swaps it in between cycles.
 type reloader struct {
 	loop    *Loop
@@ -13,12 +13,12 @@ type reloader struct {
 	results chan loaded
 	loading bool  // a load is running
 	again   bool  // a reload was asked for during it
-	next    World // loaded, waiting for the cycle to end
+	next    Setup // loaded, waiting for the cycle to end
 }
 
 // request starts a load, or notes one more is wanted: the config file may
 // have changed again since the running load read it.
-func (r *reloader) request(current World) {
+func (r *reloader) request(current Setup) {
 	if r.loading {
 		r.again = true
 		return
@@ -35,8 +35,8 @@ func (r *reloader) request(current World) {
 	}()
 }
 
-// finished takes a load's result: a failure keeps the running world.
-func (r *reloader) finished(res loaded, current World) {
+// finished takes a load's result: a failure keeps the running setup.
+func (r *reloader) finished(res loaded, current Setup) {
 	r.loading = false
 	r.loop.Ops.Reloaded(res.err)
 	if res.err != nil {
@@ -54,8 +54,8 @@ func (r *reloader) finished(res loaded, current World) {
 	}
 }
 
-// swap returns the world to use next: the loaded one if any.
-func (r *reloader) swap(current World) World {
+// swap returns the setup to use next: the loaded one if any.
+func (r *reloader) swap(current Setup) Setup {
 	if r.next == nil {
 		return current
 	}
@@ -66,7 +66,7 @@ func (r *reloader) swap(current World) World {
 	return w
 }
 
-// abandon closes a world loaded but never used, and one still loading
+// abandon closes a setup loaded but never used, and one still loading
 // when it arrives.
 func (r *reloader) abandon() {
 	if r.next != nil {

@@ -14,10 +14,10 @@ import (
 	"github.com/rpengine/rpengine/internal/ops/daemon"
 )
 
-// timedWorld is a world without Placement, for the loop's timing in a
+// timedSetup is a world without Placement, for the loop's timing in a
 // synctest bubble: it records when each cycle started and ended (on the
 // bubble's clock) and takes work of the bubble's time per cycle.
-type timedWorld struct {
+type timedSetup struct {
 	name     string
 	settings daemon.Settings
 	work     time.Duration
@@ -53,7 +53,7 @@ func (l *timeline) all(what string) []event {
 	return out
 }
 
-func (w *timedWorld) Cycle(ctx context.Context) engine.Report {
+func (w *timedSetup) Cycle(ctx context.Context) engine.Report {
 	w.log.add("start", w.name)
 	if w.block {
 		<-ctx.Done()
@@ -64,9 +64,9 @@ func (w *timedWorld) Cycle(ctx context.Context) engine.Report {
 	w.log.add("end", w.name)
 	return engine.Report{}
 }
-func (w *timedWorld) Save() error               { return nil }
-func (w *timedWorld) Settings() daemon.Settings { return w.settings }
-func (w *timedWorld) Close(context.Context)     {}
+func (w *timedSetup) Save() error               { return nil }
+func (w *timedSetup) Settings() daemon.Settings { return w.settings }
+func (w *timedSetup) Close(context.Context)     {}
 func newLoop(load daemon.Loader, reload <-chan struct{}) *daemon.Loop {
 	return &daemon.Loop{Load: load, Reload: reload, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ops: ops.New(nil), Jitter: 0.1}
@@ -78,11 +78,11 @@ func TestCyclesStartOneIntervalAfterTheLastEnded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const interval, work = 10 * time.Second, 3 * time.Second
 		tl := &timeline{}
-		w := &timedWorld{name: "a", work: work, log: tl, settings: daemon.Settings{Interval: interval, StopTimeout: time.Minute}}
+		w := &timedSetup{name: "a", work: work, log: tl, settings: daemon.Settings{Interval: interval, StopTimeout: time.Minute}}
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
-			done <- newLoop(func(context.Context, <-chan struct{}, daemon.World) (daemon.World, error) { return w, nil }, nil).Run(ctx)
+			done <- newLoop(func(context.Context, <-chan struct{}, daemon.Setup) (daemon.Setup, error) { return w, nil }, nil).Run(ctx)
 		}()
 		time.Sleep(5*(work+interval+interval/10) + time.Second) // room for at least 5 cycles
 		cancel()
@@ -107,10 +107,10 @@ func TestCyclesStartOneIntervalAfterTheLastEnded(t *testing.T) {
 func TestReloadBetweenCyclesUsesTheNewIntervalFromTheLastEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tl := &timeline{}
-		old := &timedWorld{name: "old", log: tl, settings: daemon.Settings{Interval: time.Minute, StopTimeout: time.Minute}}
-		nw := &timedWorld{name: "new", log: tl, settings: daemon.Settings{Interval: 20 * time.Second, StopTimeout: time.Minute}}
+		old := &timedSetup{name: "old", log: tl, settings: daemon.Settings{Interval: time.Minute, StopTimeout: time.Minute}}
+		nw := &timedSetup{name: "new", log: tl, settings: daemon.Settings{Interval: 20 * time.Second, StopTimeout: time.Minute}}
 		var loads []time.Time
-		load := func(_ context.Context, _ <-chan struct{}, prev daemon.World) (daemon.World, error) {
+		load := func(_ context.Context, _ <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
 			loads = append(loads, time.Now())
 			if prev == nil {
 				return old, nil
@@ -150,11 +150,11 @@ func TestStopTimeoutCutsTheCycleAtItsDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const stopTimeout = 45 * time.Second
 		tl := &timeline{}
-		w := &timedWorld{name: "hung", block: true, log: tl, settings: daemon.Settings{Interval: time.Minute, StopTimeout: stopTimeout}}
+		w := &timedSetup{name: "hung", block: true, log: tl, settings: daemon.Settings{Interval: time.Minute, StopTimeout: stopTimeout}}
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
-			done <- newLoop(func(context.Context, <-chan struct{}, daemon.World) (daemon.World, error) { return w, nil }, nil).Run(ctx)
+			done <- newLoop(func(context.Context, <-chan struct{}, daemon.Setup) (daemon.Setup, error) { return w, nil }, nil).Run(ctx)
 		}()
 		synctest.Wait() // the cycle is in flight, blocked on its writes
 		stopped := time.Now()

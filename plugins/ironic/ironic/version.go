@@ -25,8 +25,7 @@ func parseVersion(s string) (version, error) {
 	return version{a, b}, nil
 }
 
-// The versions this plugin relies on (Ironic's api-ref and
-// shared/reference/incumbent.md). It never asks for more than newest: a
+// The versions this plugin relies on (Ironic's api-ref). It never asks for more than newest: a
 // later version may change what a listing returns (1.83 hides child nodes).
 var (
 	newest        = version{1, 82} // shard field and ?shard= / ?sharded= filters
