@@ -9,6 +9,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/exporter-toolkit v0.20.0
+	github.com/rabbitmq/amqp091-go v1.16.0
 	github.com/rpengine/rpengine/hostabi v0.0.0
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/vmware/govmomi v0.46.0

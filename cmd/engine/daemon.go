@@ -22,15 +22,16 @@ type daemonSetup struct {
 	*assembly
 	info  ops.Info
 	level slog.Level
+	ev    *worldEvents // [events], nil without (events.go)
 }
 
 func (w *daemonSetup) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx) }
 func (w *daemonSetup) Save() error                             { return w.state.Save() }
-func (w *daemonSetup) Close(ctx context.Context)               { w.close(ctx) }
+func (w *daemonSetup) Close(ctx context.Context)               { w.ev.stop(); w.close(ctx) }
 
 func (w *daemonSetup) Settings() daemon.Settings {
 	return daemon.Settings{Interval: w.cfg.Engine.Interval.D(), StopTimeout: w.cfg.Engine.StopTimeout.D(),
-		LogLevel: w.level, Info: w.info}
+		LogLevel: w.level, Info: w.info, FullInterval: w.cfg.Events.FullInterval.D()}
 }
 
 // loadSetup reads the config at path and assembles its engine for the
@@ -58,6 +59,10 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	}
 	pi := a.plugin.Info()
 	w := &daemonSetup{assembly: a, level: level}
+	if w.ev, err = startEvents(cfg, a.plugin, o, log); err != nil {
+		a.close(ctx)
+		return nil, err
+	}
 	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: a.plugin.Name(), PluginVersion: pi.Version, Placement: redact.URL(a.cloud.placement),
 		Auth: a.cloud.sess.String(), Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter,
 		History: cfg.Server.History, LoadedAt: time.Now()}

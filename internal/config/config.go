@@ -30,6 +30,7 @@ type Config struct {
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
 	Nova      Nova      `toml:"nova"`
+	Events    Events    `toml:"events"`
 
 	// pluginOnly: loaded by LoadPlugin, for what runs the plugin alone.
 	pluginOnly bool
@@ -160,7 +161,7 @@ func parse(text, dir string, pluginOnly bool) (*Config, error) {
 	if err := c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }); err != nil {
 		return nil, err
 	}
-	return c, c.check()
+	return c, errors.Join(c.check(), errors.Join(c.checkEvents(dir)...))
 }
 
 func defaults() *Config {
@@ -175,6 +176,7 @@ func defaults() *Config {
 		Server: Server{UnhealthyAfter: 3, History: 50},
 		Log:    Log{Level: "info"},
 		Coord:  defaultCoord(),
+		Events: defaultEvents(),
 	}
 }
 

@@ -38,6 +38,8 @@ var required = map[string]signature{
 // exports must have this signature.
 var optional = map[string]signature{
 	hostabi.ExportConfirmDeleted: operation,
+	hostabi.ExportMapEvents:      operation,
+	hostabi.ExportReadNodes:      operation,
 }
 
 // wasiModule is the only import module besides hostabi.HostModule: the
