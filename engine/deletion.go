@@ -137,7 +137,7 @@ func (c *cycle) deleteOne(ctx context.Context, uuid string) (code, why string, e
 		return "", "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
 	if !slices.Contains(traits, c.e.pol.OwnerTrait) {
-		c.state.drop(uuid)
+		c.state.forget(uuid) // its shared record entry is its new owner's
 		return "", "", fmt.Errorf("provider %s no longer carries %s: %w", uuid, c.e.pol.OwnerTrait, errMarkerGone)
 	}
 	_, usages, err := c.e.pc.Usages(ctx, uuid)

@@ -114,7 +114,7 @@ func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[
 		case slices.Contains(traits, ours):
 			listed[uuid] = gen // marked after all; the listing raced it
 		case foreignOwner(traits, ours) != "":
-			c.state.drop(uuid)
+			c.state.forget(uuid) // its record entry is the new owner's
 			continue
 		default:
 			var set []string

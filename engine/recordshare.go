@@ -148,12 +148,12 @@ func (e *Engine) flushShared(ctx context.Context, state *State) error {
 func sameRecord(a, b Record) bool {
 	return slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates) &&
 		slices.Equal(a.Retained, b.Retained) && a.GoneSince.Equal(b.GoneSince) && a.ProofRound == b.ProofRound &&
-		a.Pending == b.Pending && a.Plugin == b.Plugin
+		a.Pending == b.Pending && a.Plugin == b.Plugin && a.Doubt == b.Doubt && a.DoubtGeneration == b.DoubtGeneration
 }
 
 // mergeRecord is what both records say may be the engine's: the union of
-// what they manage and retain. Proofs are taken from shared only when
-// trusted and local has none.
+// what they manage and retain, and the doubt reserve local lacks. Proofs
+// are taken from shared only when trusted and local has none.
 func mergeRecord(local, shared Record, trustProofs bool) Record {
 	out := local
 	out.Managed = Managed{Traits: union(local.Managed.Traits, shared.Managed.Traits),
@@ -162,6 +162,9 @@ func mergeRecord(local, shared Record, trustProofs bool) Record {
 	out.Pending = local.Pending || shared.Pending
 	if out.Plugin == "" {
 		out.Plugin = shared.Plugin
+	}
+	if out.Doubt == "" { // the reserve is an engine's own, whichever wrote it
+		out.Doubt, out.DoubtGeneration = shared.Doubt, shared.DoubtGeneration
 	}
 	if out.GoneSince.IsZero() && trustProofs {
 		out.GoneSince, out.ProofRound = shared.GoneSince, shared.ProofRound

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -139,5 +140,30 @@ func TestSharedRecordWrittenBeforeTheWrites(t *testing.T) {
 	a.cleanCycle()
 	if !slices.Contains(a.provider(nodeUUID(0)).Traits, "CUSTOM_GPU") {
 		t.Fatal("not written once the store works again")
+	}
+}
+
+// A record kept before the store was (the state file of an engine that
+// ran without etcd) reaches the store at the first cycle, idle or not;
+// another engine's deletion proofs are not taken over.
+func TestSharedRecordFromTheFileAndOthersProofs(t *testing.T) {
+	a := newRig(t, 3)
+	a.src.set(func(s *source) { s.nodes = withGPU(s.nodes, true) })
+	a.cleanCycle()
+	store := &memStore{entries: map[string][]byte{
+		nodeUUID(0): []byte(`{"by":"CUSTOM_RPENGINE_OWNER_OTHER","Managed":{"Traits":["CUSTOM_GPU"]},"GoneSince":"2026-01-01T00:00:00Z","ProofRound":1}`),
+	}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	if len(store.entries) != 3 {
+		t.Fatalf("%d entries stored, want the 3 the file held", len(store.entries))
+	}
+	for uuid, b := range store.entries {
+		if !strings.Contains(string(b), `"by":"`+a.ownerT+`"`) || !strings.Contains(string(b), "CUSTOM_GPU") {
+			t.Fatalf("entry of %s: %s", uuid, b)
+		}
+	}
+	if rec, _ := a.state.Record(nodeUUID(0)); !rec.GoneSince.IsZero() || rec.ProofRound != 0 {
+		t.Fatalf("another engine's proof taken over: %+v", rec)
 	}
 }

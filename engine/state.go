@@ -260,12 +260,24 @@ func (s *State) update(uuid string, f func(*known)) {
 	s.mu.Unlock()
 }
 
+// drop forgets a provider that is gone from Placement: its shared record
+// entry is deleted too.
 func (s *State) drop(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	if s.shared != nil {
 		s.shared[uuid] = struct{}{}
 	}
+	delete(s.providers, uuid)
+	s.mu.Unlock()
+}
+
+// forget forgets a provider another manager owns now: its shared record
+// entry is that manager's to keep, so it is left alone.
+func (s *State) forget(uuid string) {
+	s.mu.Lock()
+	s.dirty = true
+	delete(s.shared, uuid)
 	delete(s.providers, uuid)
 	s.mu.Unlock()
 }

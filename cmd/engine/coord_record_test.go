@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/coord"
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
 )
 
 // Spellings of one endpoint give one key; other endpoints do not.
@@ -66,5 +72,61 @@ func TestLegacyStateFileIsAdopted(t *testing.T) {
 	other, err := engine.LoadState(copyPath, "http://10.0.0.6:8778 e1", "http://10.0.0.6:8778/ e1")
 	if _, ok := other.Record("u"); ok || err == nil || errors.Is(err, engine.ErrStateUnusable) {
 		t.Fatalf("another Placement's engine read the record (err %v)", err)
+	}
+}
+
+// fakeTraits is a Placement's trait list, for placementIdentity.
+type fakeTraits struct{ traits []string }
+
+func (f *fakeTraits) TraitsStartingWith(_ context.Context, prefix string) ([]string, error) {
+	var out []string
+	for _, t := range f.traits {
+		if strings.HasPrefix(t, prefix) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (f *fakeTraits) EnsureTrait(_ context.Context, name string) error {
+	if !slices.Contains(f.traits, name) {
+		f.traits = append(f.traits, name)
+	}
+	return nil
+}
+
+// The record's key follows the Placement: the same one however reached
+// keeps its identity; a really different one gets its own (a clean
+// record), and going back finds the first again.
+func TestPlacementIdentityFollowsThePlacement(t *testing.T) {
+	url := etcdtest.Start(t)
+	c, err := coord.New(context.Background(), coord.Config{Endpoints: []string{url}, Prefix: "/ident/", Member: "m",
+		OwnerTrait: engine.OwnerTrait("m"), TTL: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	log := slog.New(slog.DiscardHandler)
+	a, b := &fakeTraits{traits: []string{"CUSTOM_X"}}, &fakeTraits{}
+	ctx := context.Background()
+	first, err := placementIdentity(ctx, c, a, log)
+	if err != nil || !strings.HasPrefix(first, identityPrefix) || !slices.Contains(a.traits, first) {
+		t.Fatalf("first identity %q (%v), traits %v", first, err, a.traits)
+	}
+	if again, _ := placementIdentity(ctx, c, a, log); again != first || len(a.traits) != 2 {
+		t.Fatalf("same Placement: %q, want %q; traits %v", again, first, a.traits)
+	}
+	other, err := placementIdentity(ctx, c, b, log)
+	if err != nil || other == first || !slices.Contains(b.traits, other) {
+		t.Fatalf("another Placement got %q (%v), the first was %q", other, err, first)
+	}
+	if back, _ := placementIdentity(ctx, c, a, log); back != first {
+		t.Fatalf("back on the first Placement: %q, want %q", back, first)
+	}
+	// Two engines minting at once: the first recorded wins for both.
+	_, rev, _ := c.RecordedPlacement(ctx)
+	if won, err := c.RecordPlacement(ctx, "CUSTOM_RPENGINE_PLACEMENT_LATE", rev-1); err != nil || won != first {
+		t.Fatalf("a late mint recorded %q (%v), want the winner %q", won, err, first)
 	}
 }

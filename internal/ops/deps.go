@@ -26,7 +26,7 @@ type Dependency struct {
 	Last     string    // the last failure
 }
 
-// String is the failure in one line, for logs.
+// String says which service fails, since when, and its last error.
 func (d Dependency) String() string {
 	return fmt.Sprintf("%s failing since %s (%d failed in a row): %s", d.Name, d.Since.UTC().Format(time.TimeOnly), d.Failures, d.Last)
 }

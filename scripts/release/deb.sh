@@ -15,7 +15,8 @@ root=$stage/rpengine
 doc=$root/usr/share/doc/rpengine
 install -D -m 0755 "$dist/rpengine-$version-linux-$arch" "$root/usr/bin/rpengine"
 install -d -m 0755 "$root/usr/lib/rpengine" "$doc" "$root/usr/share/man/man1" "$root/usr/share/rpengine/monitoring" \
-	"$root/lib/systemd/system" "$root/etc/rpengine" "$root/usr/share/lintian/overrides" "$root/DEBIAN"
+	"$root/lib/systemd/system" "$root/etc/rpengine" "$root/usr/share/lintian/overrides" "$root/DEBIAN" \
+	"$root/var/lib/rpengine" "$root/var/cache/rpengine"
 install -m 0644 "$dist"/plugins/*.wasm "$root/usr/lib/rpengine/"
 install -m 0644 deploy/engine.toml "$root/etc/rpengine/rpengine.toml"
 install -m 0644 deploy/rpengine.service "$root/lib/systemd/system/rpengine.service"

@@ -38,10 +38,17 @@ go build -C scripts/release/tools -trimpath -o "$tools/" ./licenses ./ociimage
 
 "$tools/licenses" -C . linux/amd64=./cmd/engine linux/arm64=./cmd/engine \
 	wasip1/wasm=./plugins/fake,./plugins/ironic,./plugins/vmware > "$dist/THIRD_PARTY_LICENSES.md"
-# The SBOM of the engine binary: its modules with their licences and hashes.
-# -noserial, -notimestamp: nothing that differs between two runs.
-GOOS=linux GOARCH=amd64 "$tools/cyclonedx-gomod" app -json -licenses -std -noserial -notimestamp -main cmd/engine \
-	-output "$dist/rpengine-$version.cdx.json" . 2>/dev/null
+# One SBOM per engine binary, read from the binary's own build info (its
+# modules, versions and h1: hashes, the standard library). -noserial and
+# -notimestamp: nothing that differs between two runs. No -licenses: its
+# detection depends on the module cache; THIRD_PARTY_LICENSES.md is the
+# licence record.
+for arch in $archs; do
+	"$tools/cyclonedx-gomod" bin -json -std -noserial -notimestamp -version "v$version" \
+		-output "$dist/rpengine-$version-linux-$arch.cdx.json" "$dist/rpengine-$version-linux-$arch" 2>"$dist/.cdx.log" ||
+		{ cat "$dist/.cdx.log"; exit 1; }
+done
+rm -f "$dist/.cdx.log"
 cp LICENSE NOTICE "$dist/"
 
 for arch in $archs; do

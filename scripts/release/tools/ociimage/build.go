@@ -39,7 +39,7 @@ func build(args []string) error {
 	var s spec
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	fs.StringVar(&s.out, "out", "", "the oci-archive to write")
-	fs.StringVar(&s.version, "version", "", "the release version (label, ref name)")
+	fs.StringVar(&s.version, "version", "", "the release version (label; ref name localhost/rpengine:VERSION)")
 	fs.StringVar(&s.revision, "revision", "", "the commit (label)")
 	fs.StringVar(&s.plugins, "plugins", "", "directory of the .wasm plugins")
 	fs.StringVar(&s.config, "config", "", "the default /etc/rpengine/rpengine.toml")
@@ -211,7 +211,9 @@ func (s spec) write(idx v1.ImageIndex) error {
 	if err != nil {
 		return err
 	}
-	ref := map[string]string{"org.opencontainers.image.ref.name": s.version}
+	// A full name, which the ref.name grammar allows: podman load names
+	// the image by it (a bare "0.2.0" it refuses as a repository name).
+	ref := map[string]string{"org.opencontainers.image.ref.name": "localhost/rpengine:" + s.version}
 	if err := p.AppendIndex(idx, layout.WithAnnotations(ref)); err != nil {
 		return err
 	}
