@@ -60,10 +60,10 @@ test: deps build plugins
 		$(GO) test -timeout 45m $(TESTFLAGS) ./... $(SDK)
 
 # test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
-# TestNovaBeside, docs/NOVA.md): about 10 minutes on 2 loaded cores.
+# TestNovaBeside and TestNovaEdges, docs/NOVA.md): about 15 minutes on 2 loaded cores.
 test-nova: deps build plugins
 	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNovaBeside$$' ./e2e/
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges)$$' ./e2e/
 
 # unit runs the fast tests only (no real services).
 unit: plugins
@@ -72,7 +72,8 @@ unit: plugins
 demo: build plugins
 	scripts/demo.sh
 
-# demo-stop stops the daemon and the Placement that make demo left running.
+# demo-stop stops the daemon and the Placement that make demo left running
+# (scripts/demo.sh stop-daemon stops only the daemon).
 demo-stop:
 	scripts/demo.sh stop
 

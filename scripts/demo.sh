@@ -3,30 +3,35 @@
 # Placement, show what it wrote, run it again to show it writes nothing,
 # then leave Placement and `engine run` (the daemon, with its status page)
 # running so that the README's next commands work, and say how to stop
-# them. `scripts/demo.sh stop` (or `make demo-stop`) stops what it started.
+# them. `scripts/demo.sh stop` (or `make demo-stop`) stops what it started;
+# `scripts/demo.sh stop-daemon` stops only the daemon, which holds the
+# state file that `engine once` and `plan` with config.toml also use.
 # RPENGINE_DEMO_KEEP=0 stops everything at the end instead (CI).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 mkdir -p .demo
 listen=127.0.0.1:9180
 
-stop_demo() {
+stop_daemon() {
 	if [ -f .demo/engine.pid ] && kill -0 "$(cat .demo/engine.pid)" 2>/dev/null; then
 		kill -TERM "$(cat .demo/engine.pid)"
 		for _ in $(seq 1 50); do kill -0 "$(cat .demo/engine.pid)" 2>/dev/null || break; sleep 0.2; done
 		echo "stopped engine run (PID $(cat .demo/engine.pid))"
 	fi
 	rm -f .demo/engine.pid
+}
+stop_demo() {
+	stop_daemon
 	if [ -f .demo/placement/api.pid ]; then
 		scripts/placement/stop.sh .demo/placement
 		echo "stopped the demo's Placement"
 	fi
 }
-if [ "${1:-}" = stop ]; then
-	stop_demo
-	exit 0
-fi
-stop_demo >/dev/null 2>&1 || true # a previous demo's daemon holds the state file
+case "${1:-}" in
+stop) stop_demo; exit 0 ;;
+stop-daemon) stop_daemon; exit 0 ;;
+esac
+stop_daemon >/dev/null 2>&1 || true # a previous demo's daemon holds the state file
 
 url=${RPENGINE_PLACEMENT_URL:-http://127.0.0.1:8778}
 started=""
@@ -80,8 +85,11 @@ The demo is running:
   the daemon    PID $(cat .demo/engine.pid), log .demo/run.log, config .demo/config.toml
   Placement     $url$([ -n "$started" ] && echo " (started by the demo, log .demo/placement/api.log)")
 
-Try: bin/engine show --config .demo/config.toml
-     bin/engine plan --config .demo/config.toml --node n3
+While the daemon runs:
+     bin/engine show --config config.toml
      curl -s http://$listen/metrics | grep '^rpengine_cycles_total'
+The daemon holds the state file (.demo/state.json); for the README's
+once, plan and run with config.toml, stop it and keep Placement:
+     scripts/demo.sh stop-daemon
 Stop it all: make demo-stop   (or scripts/demo.sh stop)
 MSG

@@ -23,7 +23,7 @@ install -m 0644 deploy/rpengine.service "$root/lib/systemd/system/rpengine.servi
 install -m 0644 deploy/monitoring/*.yml deploy/monitoring/*.json "$root/usr/share/rpengine/monitoring/"
 install -m 0644 deploy/debian/copyright "$doc/copyright"
 install -m 0644 deploy/debian/lintian-overrides "$root/usr/share/lintian/overrides/rpengine"
-for f in README.md docs/CONFIGURATION.md docs/BEHAVIOUR.md docs/OPERATIONS.md docs/REPORT.md docs/NOVA.md docs/UPGRADE.md docs/RELEASE.md docs/PLUGIN-SDK.md NOTICE "$dist/THIRD_PARTY_LICENSES.md"; do
+for f in README.md docs/*.md NOTICE "$dist/THIRD_PARTY_LICENSES.md"; do
 	[ -f "$f" ] || continue
 	gzip -9n < "$f" > "$doc/$(basename "$f").gz"
 done

@@ -175,14 +175,18 @@ func (l *Loop) finish(w Setup, r engine.Report, start time.Time, stopped bool) t
 }
 
 // cutBeforeAnyWrite says whether a cycle that saw the stop changed
-// nothing and failed only because of it: its listing was cancelled, or
-// the providers left were deferred.
+// nothing and failed only because of it: a plugin listing the stop cut
+// short (StoppableSource cancels it, whatever the plugin then says: a
+// Wasm plugin reports "canceled by the caller"), or the providers left
+// deferred.
 func cutBeforeAnyWrite(r engine.Report) bool {
-	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 {
+	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 || r.Nova != nil && r.Nova.Placed+r.Nova.Released > 0 {
 		return false
 	}
 	for _, e := range r.Errors {
-		if e.Kind != engine.ErrDeferred && !strings.Contains(e.Message, context.Canceled.Error()) {
+		pluginListing := e.Kind == engine.ErrListing &&
+			(strings.HasPrefix(e.Message, "list nodes: ") || strings.HasPrefix(e.Message, "list instances: "))
+		if e.Kind != engine.ErrDeferred && !pluginListing && !strings.Contains(e.Message, context.Canceled.Error()) {
 			return false
 		}
 	}

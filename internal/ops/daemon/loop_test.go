@@ -95,6 +95,29 @@ func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 	}
 }
 
+// The same stop during a Wasm plugin's listing, which words the
+// cancellation its own way: no ERROR, no failed cycle.
+func TestStopDuringPluginListingIsNoFailure(t *testing.T) {
+	r := newRig(t, 5)
+	gate, entered := make(chan struct{}), make(chan int, 1)
+	r.src.Update(func(st *memsource.State) {
+		st.Gate, st.Entered = gate, entered
+		st.Canceled = errors.New("plugin ironic.wasm: list_nodes: timeout: canceled by the caller; its answer is discarded")
+	})
+	stop := r.start(nil)
+	<-entered
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.next()
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "canceled by the caller") {
+		t.Fatalf("errors %v", rep.Errors)
+	}
+	if logs := r.logs.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "not counted") {
+		t.Fatalf("a stop during a listing logged:\n%s", logs)
+	}
+}
+
 // Past engine.stop_timeout a write still in flight is cut: the daemon
 // must not hang forever on a Placement that stopped answering.
 func TestStopTimeoutCutsWritesStillInFlight(t *testing.T) {

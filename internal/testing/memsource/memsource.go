@@ -31,6 +31,10 @@ type State struct {
 	// (or is closed), or until the call's context ends.
 	Entered chan int
 	Gate    chan struct{}
+	// Canceled, if set, is what a listing held at the gate returns when
+	// its context ends, instead of ctx.Err(): a Wasm plugin words the
+	// cancellation its own way.
+	Canceled error
 	// DuringNodes, if set, runs after the node snapshot is taken, before
 	// ListNodes returns: a change landing during the listing.
 	DuringNodes func(*Source)
@@ -84,6 +88,9 @@ func (s *Source) ListNodes(ctx context.Context, _ hostabi.ListNodesRequest) ([]h
 		select {
 		case <-st.Gate:
 		case <-ctx.Done():
+			if st.Canceled != nil {
+				return nil, st.Canceled
+			}
 			return nil, ctx.Err()
 		}
 	}
