@@ -29,7 +29,7 @@ const (
 var Methods = []Method{NoAuth, Password, ApplicationCredential, Cloud, Env}
 
 // Config says how to authenticate. Fields apply as Method says; see
-// README.md's [auth] keys.
+// docs/CONFIGURATION.md's [auth] keys.
 type Config struct {
 	Method Method
 
