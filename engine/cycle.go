@@ -39,8 +39,9 @@ type cycle struct {
 	// plugin's time within them.
 	placementFrom time.Time
 	proofTime     time.Duration
-	budgetWaits   int       // providers whose write waits for the budget of new names
-	problems      []Problem // the nodes DesiredState left out, or partly
+	budgetWaits   int          // providers whose write waits for the budget of new names
+	problems      []Problem    // the nodes DesiredState left out, or partly
+	changeLists   atomic.Int64 // outcomes with changes so far (outcome.go)
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -180,6 +181,7 @@ func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placemen
 		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return nil, false
 	}
+	c.e.beginQuiet(ctx, listed)
 	if err := c.recordIntent(ctx, desired, listed); err != nil {
 		c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
 		return nil, false
@@ -205,6 +207,7 @@ func (c *cycle) finish() Report {
 		r.Writes = c.plan.all()
 	}
 	r.Outcomes = c.results.take()
+	r.ChangesOmitted = max(0, c.changeLists.Load()-MaxChangeLists)
 	c.e.emit(CycleFinished{Report: *r})
 	return *r
 }

@@ -41,6 +41,9 @@ type providerSync struct {
 // a provider that vanished or whose name raced, is tried again from a
 // fresh read (retryOnConflict).
 func (c *cycle) syncOne(ctx context.Context, d Desired, listed placement.Generation) (res outcome, conflicts int, err error) {
+	if err := c.e.quiet.leftAlone(d.UUID, c.e.mayTakeOver); err != nil {
+		return unchanged, 0, err // another's, unchanged since read: no request
+	}
 	p := &providerSync{d: d, listed: listed, exists: listed != ""}
 	// The first try uses the entry seen: one lookup, not three (the
 	// state lock and map were a tenth of an idle cycle).
@@ -121,6 +124,7 @@ func (c *cycle) ownProvider(p *providerSync, o Observed) error {
 	if !p.adopting {
 		if o.Exists && !slices.Contains(o.Traits, ours) {
 			if owner := c.e.otherOwner(o.Traits); owner != "" {
+				c.e.quiet.sawForeign(p.d.UUID, owner, o.Generation)
 				return fmt.Errorf("provider %s was taken over by %s: %w", p.d.UUID, owner, errOwned)
 			}
 		}
@@ -128,6 +132,7 @@ func (c *cycle) ownProvider(p *providerSync, o Observed) error {
 	}
 	owner := c.e.otherOwner(o.Traits)
 	if owner != "" && !c.e.mayTakeOver(owner) {
+		c.e.quiet.sawForeign(p.d.UUID, owner, o.Generation)
 		return fmt.Errorf("provider %s exists and is owned by %s: %w", p.d.UUID, owner, errOwned)
 	}
 	if owner != "" {

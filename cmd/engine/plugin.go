@@ -22,6 +22,9 @@ func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, l
 	if len(args) > 0 && args[0] == "new" {
 		return cmdPluginNew(args[1:], out)
 	}
+	if len(args) > 0 && args[0] == "compile" {
+		return cmdPluginCompile(ctx, args[1:], out, log)
+	}
 	if len(args) == 0 || args[0] != "inspect" {
 		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
 	}

@@ -132,6 +132,8 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 			fmt.Fprintf(os.Stderr, "rpbench: | %s | %s | %s | %s | %s |\n", x.Metric, x.Fleet, x.Value, x.Goal, x.Met)
 		}
 	}
+	var sizes []int
+	var unlistedCPU []float64
 	for _, s := range strings.Split(o.sizes, ",") {
 		if strings.TrimSpace(s) == "" {
 			continue
@@ -140,10 +142,22 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("-sizes: %w", err)
 		}
-		if err := fakeSteps(ctx, o, n, salt, add); err != nil {
+		cpu, err := fakeSteps(ctx, o, n, salt, add)
+		if err != nil {
 			return nil, nil, err
 		}
+		sizes, unlistedCPU = append(sizes, n), append(unlistedCPU, cpu)
 	}
+	if len(sizes) > 1 {
+		add(bench.GrowthRow(sizes, unlistedCPU))
+	}
+	dir := filepath.Dir(o.plugin)
+	fmt.Fprintln(os.Stderr, "rpbench: plugins' first start, with and without compiling ahead")
+	first, err := bench.FirstStart(o.engineBin, []string{filepath.Join(dir, "vmware.wasm"), filepath.Join(dir, "ironic.wasm")})
+	if err != nil {
+		return nil, nil, err
+	}
+	add(first...)
 	if o.real > 0 {
 		if err := realSteps(ctx, o, salt, add); err != nil {
 			return nil, nil, err
@@ -172,8 +186,9 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 }
 
 // fakeSteps measures n nodes on the fake Placement, each step with a
-// fresh fake in a child process.
-func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...bench.Row)) error {
+// fresh fake in a child process. It returns the unlisted cycle's median
+// CPU, for the growth row.
+func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...bench.Row)) (float64, error) {
 	step := func(name string, f func(c *bench.Child) ([]bench.Row, error)) error {
 		fmt.Fprintf(os.Stderr, "rpbench: %s at %d nodes\n", name, n)
 		c, err := bench.StartFake()
@@ -186,17 +201,29 @@ func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...b
 		return err
 	}
 	if err := step("requests and CPU", func(c *bench.Child) ([]bench.Row, error) { return bench.Requests(ctx, c.URL, c.Bump, n, salt) }); err != nil {
-		return err
+		return 0, err
+	}
+	var unlistedCPU float64
+	if err := step("unlisted providers", func(c *bench.Child) (r []bench.Row, err error) {
+		r, unlistedCPU, err = bench.Unlisted(ctx, c, n, salt+500)
+		return r, err
+	}); err != nil {
+		return 0, err
 	}
 	if n <= 10000 {
+		if err := step("unchanged foreign-owned and blocked providers", func(c *bench.Child) ([]bench.Row, error) {
+			return bench.Unchanged(ctx, c, n, salt+600)
+		}); err != nil {
+			return 0, err
+		}
 		if err := step("cold-start ratio", func(c *bench.Child) ([]bench.Row, error) {
 			r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 5, salt+100)
 			return []bench.Row{r}, err
 		}); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
+	return unlistedCPU, step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
 		return bench.Process(o.engineBin, o.plugin, c.URL, n, int(salt))
 	})
 }

@@ -100,6 +100,13 @@ func TestNodeTableFilters(t *testing.T) {
 	if _, html := get(t, h, "/?q=nomatch"); !strings.Contains(html, `id="node-none"`) {
 		t.Error("an empty result says nothing")
 	}
+	_, metrics := get(t, h, "/metrics")
+	for _, s := range []string{`rpengine_providers_reserved_on_doubt{reason="quarantined"} 1`,
+		`rpengine_providers_reserved_on_doubt{reason="pending_deletion"} 1`} {
+		if !strings.Contains(metrics, s) {
+			t.Errorf("/metrics lacks %q", s)
+		}
+	}
 }
 
 func TestNodeDetail(t *testing.T) {
