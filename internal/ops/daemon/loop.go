@@ -30,8 +30,11 @@ type Setup interface {
 type Settings struct {
 	Interval    time.Duration // between cycles, before jitter
 	StopTimeout time.Duration // longest wait for writes in flight on stop
-	LogLevel    slog.Level
-	Info        ops.Info
+	// FullInterval is the time between full cycles while an EventSetup's
+	// events flow (events.go); 0 or at most Interval: no difference.
+	FullInterval time.Duration
+	LogLevel     slog.Level
+	Info         ops.Info
 }
 
 // Loader builds a setup. stop closes when the daemon stops: the setup's
@@ -110,26 +113,47 @@ func (l *Loop) Run(ctx context.Context) error {
 		w = nw
 		if !again {
 			var stopped bool
-			if w, stopped = l.idle(ctx, &r, w, end); stopped {
+			if w, stopped = l.idle(ctx, &r, w, rep, end); stopped {
 				return nil
 			}
 		}
 	}
 }
 
-// idle waits for the next cycle: the interval from the last cycle's end,
-// a request for a cycle now, or a reload, which applies at once. It
-// reports whether the daemon is stopping.
-func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, end time.Time) (Setup, bool) {
-	timer := time.NewTimer(time.Until(end.Add(l.wait(w))))
+// idle waits for the next full cycle: the interval from the last cycle's
+// end (longer while events flow, sooner for a follow-up), syncing the
+// nodes events name meanwhile; a request for a cycle now, or a reload,
+// which applies at once, ends it early. It reports whether the daemon is
+// stopping.
+func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, rep engine.Report, end time.Time) (Setup, bool) {
+	wait, soon := l.wait(w), followUp(w, rep)
+	if soon > 0 {
+		wait = min(wait, soon)
+	}
+	timer := time.NewTimer(time.Until(end.Add(wait)))
 	defer timer.Stop()
+	fallback := false
 	for {
 		select {
 		case <-ctx.Done():
 			l.Log.Info("stopped between cycles")
 			return w, true
 		case <-timer.C:
+			if d := l.quiet(w, end); d > 0 && soon == 0 && !fallback { // events flow: the full cycle waits longer
+				timer.Reset(d)
+				continue
+			}
 			return w, false
+		case b := <-hints(w):
+			// Events that cannot be trusted bring the full cycle back to
+			// engine.interval, the periodic engine's pace, never sooner:
+			// a stream of bad messages costs no more full cycles than
+			// running without events.
+			if why := l.syncNodes(ctx, w, b); why != "" && !fallback {
+				fallback = true
+				l.Log.Info("full cycle at engine.interval: events cannot be trusted", "why", why)
+				timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
+			}
 		case <-l.Now:
 			l.Log.Info("cycle requested (SIGUSR1): starting it now")
 			return w, false
@@ -150,8 +174,16 @@ func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, end time.Time) (S
 // flight and starts no other. Only past the stop timeout is ctx cancelled,
 // cutting what is still in flight.
 func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	cctx, cancel := l.guard(ctx, w)
 	defer cancel()
+	l.Ops.CycleStarted()
+	return w.Cycle(cctx)
+}
+
+// guard is a context for the setup's work that a stop does not cancel
+// until the stop timeout has passed.
+func (l *Loop) guard(ctx context.Context, w Setup) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -169,8 +201,7 @@ func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
 		case <-cctx.Done():
 		}
 	}()
-	l.Ops.CycleStarted()
-	return w.Cycle(cctx)
+	return cctx, cancel
 }
 
 // finish saves the cache and records the cycle; it returns the end time.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
+	"github.com/rpengine/rpengine/internal/testing/memsource"
 )
 
 // startNow is start with a channel of cycle-now requests (SIGUSR1).
@@ -38,7 +39,7 @@ func TestCycleNowIsImmediateAndCoalesced(t *testing.T) {
 	r.conf.interval = time.Hour
 	now := make(chan struct{}) // unbuffered: each send is taken by the loop
 	gate, entered := make(chan struct{}), make(chan int, 10)
-	r.src.gate, r.src.entered = gate, entered
+	r.src.Update(func(st *memsource.State) { st.Gate, st.Entered = gate, entered })
 	r.startNow(nil, now)
 	<-entered
 	close(gate)
@@ -47,10 +48,8 @@ func TestCycleNowIsImmediateAndCoalesced(t *testing.T) {
 	}
 	r.quiet()
 
-	r.src.mu.Lock()
 	gate = make(chan struct{})
-	r.src.gate = gate
-	r.src.mu.Unlock()
+	r.src.Update(func(st *memsource.State) { st.Gate = gate })
 	now <- struct{}{}
 	<-entered // the requested cycle is under way
 	for range 3 {
