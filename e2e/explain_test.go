@@ -81,6 +81,12 @@ func TestExplainAgainstRealPlacement(t *testing.T) {
 	if res.code != 0 || !strings.Contains(res.stdout, "provision_state = cleaning") || !strings.Contains(res.stdout, "CUSTOM_GOLD") {
 		t.Errorf("text: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
+	for _, verb := range []string{"plan", "show"} {
+		res := runEngine(t, verb, "--node", "no-such-node", "--config", cfg)
+		if res.code != 1 || res.stdout != "" || !strings.Contains(res.stderr, `node "no-such-node"`) {
+			t.Errorf("%s --node of an unknown node: exit %d, stdout %q, stderr %q", verb, res.code, res.stdout, res.stderr)
+		}
+	}
 	res = runEngine(t, "explain", "no-such-node", "--config", cfg)
 	if res.code != 1 || res.stdout != "" || !strings.Contains(res.stderr, `node "no-such-node"`) {
 		t.Errorf("unknown node: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)

@@ -24,6 +24,9 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 		return err
 	}
 	r := filterReport(w.eng.Plan(ctx), node)
+	if node != "" && len(r.Outcomes) == 0 && len(r.Errors) == 0 {
+		return fmt.Errorf("node %q: not in scope: the plugin does not list it and this engine has no provider of that uuid", node)
+	}
 	return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 }
 

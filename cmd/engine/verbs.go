@@ -168,6 +168,9 @@ func cmdShow(ctx context.Context, path string, asJSON bool, node string, out io.
 		}
 		rows = append(rows, row{p.UUID, string(p.Generation), inv})
 	}
+	if node != "" && len(rows) == 0 {
+		return fmt.Errorf("node %q: this engine has no provider of that uuid", node)
+	}
 	if asJSON {
 		return json.NewEncoder(out).Encode(rows)
 	}
