@@ -29,6 +29,21 @@ type args struct {
 	rest      []string // what follows the flags (plugin's subcommand, explain's node)
 }
 
+// streams is a verb's stdout with its stderr beside it: the answer goes
+// to stdout, the error lines of a report to stderr (stderrOf).
+type streams struct {
+	io.Writer
+	stderr io.Writer
+}
+
+// stderrOf is where w's error lines go: its stderr, or w itself.
+func stderrOf(w io.Writer) io.Writer {
+	if s, ok := w.(streams); ok {
+		return s.stderr
+	}
+	return w
+}
+
 // printer prints a verb's answer as JSON (--json, -o json) or as text.
 type printer struct {
 	w    io.Writer
@@ -240,7 +255,7 @@ func dispatch(ctx context.Context, argv []string, stdout, stderr io.Writer) int 
 			return code
 		}
 	}
-	return exitStatus(v.name, v.run(ctx, a, stdout, newLogger(stderr, a.logFormat)), stderr)
+	return exitStatus(v.name, v.run(ctx, a, streams{stdout, stderr}, newLogger(stderr, a.logFormat)), stderr)
 }
 
 // parse reads v's flags and operands, which may come in any order.

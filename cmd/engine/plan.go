@@ -98,7 +98,7 @@ func renderPlan(out io.Writer, r engine.Report, node string) {
 	tw.Flush()
 	for _, e := range r.Errors {
 		if e.Node == "" || e.Kind == engine.ErrInvalidData {
-			fmt.Fprintf(out, "error: %s\n", e.Message)
+			fmt.Fprintf(stderrOf(out), "error: %s\n", e.Message)
 		}
 	}
 	if len(counts) == 0 {

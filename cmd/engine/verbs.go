@@ -76,7 +76,7 @@ func printReport(out io.Writer, r engine.Report, dry bool) {
 		r.Nodes, r.Instances, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined,
 		r.Conflicts, r.PlacementRequests, r.DurationMS)
 	for _, e := range r.Errors {
-		fmt.Fprintf(out, "error: %s\n", e)
+		fmt.Fprintf(stderrOf(out), "error: %s\n", e)
 	}
 }
 
