@@ -28,6 +28,9 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, 
 	if err := uncoordinated(w.cfg, dry); err != nil {
 		return err
 	}
+	id := placement.NewGlobalRequestID() // joins Placement's log with this run's
+	log.Info("cycle started", "global_request_id", id)
+	ctx = placement.WithGlobalRequestID(ctx, id)
 	var r engine.Report
 	if dry {
 		r = w.eng.Plan(ctx)

@@ -10,6 +10,7 @@ import (
 	sd "github.com/coreos/go-systemd/v22/daemon"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/ops"
 )
 
@@ -177,7 +178,11 @@ func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
 	cctx, cancel := l.guard(ctx, w)
 	defer cancel()
 	l.Ops.CycleStarted()
-	return w.Cycle(cctx)
+	// One global request id per cycle, sent to Placement with each of its
+	// requests and logged, so Placement's log joins the engine's.
+	id := placement.NewGlobalRequestID()
+	l.Log.Info("cycle started", "global_request_id", id)
+	return w.Cycle(placement.WithGlobalRequestID(cctx, id))
 }
 
 // guard is a context for the setup's work that a stop does not cancel
