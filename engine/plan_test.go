@@ -81,3 +81,43 @@ func TestPlanListsTheWritesTheCycleSends(t *testing.T) {
 			plan.Created, plan.Updated, plan.Deleted, rep.Created, rep.Updated, rep.Deleted)
 	}
 }
+
+// A provider another engine owns: the plan predicts the cycle's refusal
+// (the same error, the same failed outcome, no create), not a create the
+// cycle would see refused; and the other writes the plan lists are what
+// the cycle sends.
+func TestPlanPredictsAnotherEnginesProvider(t *testing.T) {
+	r := newRig(t, 4)
+	other := engine.OwnerTrait("other")
+	theirs := nodeUUID(2)
+	if err := r.fake.CreateProvider(theirs, theirs); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fake.AddTrait(theirs, other); err != nil {
+		t.Fatal(err)
+	}
+	r.fake.ResetRequests()
+	plan := r.eng.Plan(context.Background())
+	if w := sent(r); len(w) != 0 {
+		t.Fatalf("plan wrote %v", w)
+	}
+	o := outcomeOf(t, plan, theirs)
+	if o.Kind != engine.KindFailed && o.Kind != engine.KindConflict || len(o.Writes) != 0 || !strings.Contains(o.Message, "owned by "+other) {
+		t.Errorf("plan of another engine's provider: %+v", o)
+	}
+	r.fake.ResetRequests()
+	rep := r.cycle()
+	if got, want := sent(r), planned(plan); !slices.Equal(got, want) || len(want) != 9 { // 3 nodes: create, inventory, traits
+		t.Errorf("cycle sent %v, plan said %v", got, want)
+	}
+	// The plan's read of the foreign provider is kept (quiet.go): the
+	// cycle leaves it alone without a request, and says so.
+	same := func(m string) string { return strings.Replace(m, " (unchanged since last read)", "", 1) }
+	if c := outcomeOf(t, rep, theirs); c.Kind != o.Kind || same(c.Message) != o.Message {
+		t.Errorf("cycle: %s %q, plan: %s %q", c.Kind, c.Message, o.Kind, o.Message)
+	}
+	if plan.Failed != rep.Failed || plan.Created != rep.Created || len(rep.Errors) != 1 || same(rep.Errors[0].Message) != plan.Errors[0].Message {
+		t.Errorf("plan failed %d created %d %v; cycle failed %d created %d %v",
+			plan.Failed, plan.Created, plan.ErrorMessages(), rep.Failed, rep.Created, rep.ErrorMessages())
+	}
+}
