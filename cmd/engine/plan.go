@@ -15,7 +15,13 @@ import (
 
 // cmdPlan runs a dry cycle and prints it as a diff, node by node.
 func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.Writer, log *slog.Logger) error {
-	w, err := setup(ctx, path, log)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	// The state file is read, never locked nor written: a plan runs
+	// beside `engine run`, and never keeps one from starting.
+	w, err := build(ctx, cfg, log, nil, true)
 	if err != nil {
 		return err
 	}
