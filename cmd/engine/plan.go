@@ -104,6 +104,9 @@ func renderPlan(out io.Writer, r engine.Report, node string) {
 			fmt.Fprintf(out, "error: %s\n", e.Message)
 		}
 	}
+	if r.Failed > 0 { // as once counts them: the providers whose sync fails
+		counts = append(counts, fmt.Sprintf("failed %d", r.Failed))
+	}
 	if len(counts) == 0 {
 		counts = []string{"no nodes"}
 		if node != "" {
