@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -119,5 +120,45 @@ func TestPlanPredictsAnotherEnginesProvider(t *testing.T) {
 	if plan.Failed != rep.Failed || plan.Created != rep.Created || len(rep.Errors) != 1 || same(rep.Errors[0].Message) != plan.Errors[0].Message {
 		t.Errorf("plan failed %d created %d %v; cycle failed %d created %d %v",
 			plan.Failed, plan.Created, plan.ErrorMessages(), rep.Failed, rep.Created, rep.ErrorMessages())
+	}
+}
+
+// A quarantine (the provider fully reserved on doubt), a pending deletion
+// (the first proof) and a node changed beside them: the plan lists the
+// writes and the outcomes the cycle then has, node by node.
+func TestPlanPredictsQuarantineAndPendingDeletion(t *testing.T) {
+	r := newRig(t, 5)
+	r.cleanCycle()
+	gone := nodeUUID(4)
+	r.src.set(func(s *source) {
+		s.nodes = s.nodes[:4]
+		s.gone[gone] = true
+		s.nodes[1].ResourceClass = "" // quarantined
+		s.nodes[2].Maintenance = true
+	})
+	r.fake.ResetRequests()
+	plan := r.eng.Plan(context.Background())
+	if w := sent(r); len(w) != 0 {
+		t.Fatalf("plan wrote %v", w)
+	}
+	r.fake.ResetRequests()
+	rep := r.cycle()
+	if got, want := sent(r), planned(plan); !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("cycle sent %v, plan said %v", got, want)
+	}
+	kinds := func(rep engine.Report) map[string]string {
+		out := map[string]string{}
+		for _, o := range rep.Outcomes {
+			out[o.Node] = string(o.Kind) + " " + o.Reason + " " + o.Reserved
+		}
+		return out
+	}
+	got, want := kinds(rep), kinds(plan)
+	if !maps.Equal(got, want) || !strings.HasPrefix(want[nodeUUID(1)], string(engine.KindQuarantined)) ||
+		!strings.HasPrefix(want[gone], string(engine.KindPendingDeletion)) || !strings.HasPrefix(want[nodeUUID(2)], string(engine.KindUpdated)) {
+		t.Errorf("cycle %v\nplan  %v", got, want)
+	}
+	if !slices.Equal(plan.ErrorMessages(), rep.ErrorMessages()) {
+		t.Errorf("errors: cycle %v, plan %v", rep.ErrorMessages(), plan.ErrorMessages())
 	}
 }
