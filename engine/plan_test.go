@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/hostabi"
 )
 
 // sent lists the provider writes Placement received, as "op uuid", in
@@ -160,5 +161,58 @@ func TestPlanPredictsQuarantineAndPendingDeletion(t *testing.T) {
 	}
 	if !slices.Equal(plan.ErrorMessages(), rep.ErrorMessages()) {
 		t.Errorf("errors: cycle %v, plan %v", rep.ErrorMessages(), plan.ErrorMessages())
+	}
+}
+
+// holdsSent lists the hold writes Placement received: a reshape places a
+// hold (with the inventory it guards, one request), a consumer's DELETE
+// releases one.
+func holdsSent(r *rig) []string {
+	var out []string
+	for _, q := range r.fake.Requests() {
+		switch {
+		case q.Method == "POST" && q.Path == "/reshaper":
+			out = append(out, string(engine.OpHold))
+		case q.Method == "DELETE" && strings.HasPrefix(q.Path, "/allocations/"):
+			out = append(out, string(engine.OpReleaseHold))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Beside nova: a hold placed and one released, with the provider writes
+// around them, are what the plan said.
+func TestPlanPredictsHolds(t *testing.T) {
+	r := besideRig(t, 3)
+	r.src.set(func(s *source) { s.nodes[0].Fault, s.nodes[1].Fault = "x", "y" })
+	r.cleanCycle()
+	r.src.set(func(s *source) {
+		s.nodes[2].Fault = "z" // held from now on
+		s.nodes = []hostabi.Node{s.nodes[0], s.nodes[2]}
+	})
+	r.fake.ResetRequests()
+	plan := r.eng.Plan(context.Background())
+	if w := append(sent(r), holdsSent(r)...); len(w) != 0 {
+		t.Fatalf("plan wrote %v", w)
+	}
+	var planHolds, planOther []string
+	for _, w := range planned(plan) {
+		if strings.HasPrefix(w, string(engine.OpHold)+" ") || strings.HasPrefix(w, string(engine.OpReleaseHold)+" ") {
+			planHolds = append(planHolds, strings.Fields(w)[0])
+		} else {
+			planOther = append(planOther, w)
+		}
+	}
+	r.fake.ResetRequests()
+	rep := r.cycle()
+	if got := holdsSent(r); !slices.Equal(got, planHolds) || len(got) != 2 {
+		t.Errorf("cycle sent holds %v, plan said %v", got, planHolds)
+	}
+	if got := sent(r); !slices.Equal(got, planOther) {
+		t.Errorf("cycle sent %v, plan said %v", got, planOther)
+	}
+	if plan.Nova.Released != rep.Nova.Released || rep.Nova.Released != 1 {
+		t.Errorf("released: plan %d, cycle %d", plan.Nova.Released, rep.Nova.Released)
 	}
 }
