@@ -149,7 +149,7 @@ func BenchmarkUnlisted(b *testing.B) {
 
 // BenchmarkUnlistedGrowth measures the unlisted cycle at 1k, 10k and
 // 100k in one run and fails when its CPU grows faster than N^1.2 between
-// two sizes (the goal line of issue 29: linear, or N log N).
+// two sizes (the goal: linear, or N log N).
 //
 //	go test -run '^$' -bench UnlistedGrowth -benchtime 1x ./engine
 func BenchmarkUnlistedGrowth(b *testing.B) {

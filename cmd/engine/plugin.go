@@ -74,6 +74,7 @@ func printInfo(out io.Writer, info wasmhost.Info) {
 	fmt.Fprintf(out, "capabilities:  %s\n", none(ops))
 	fmt.Fprintf(out, "host imports:  %s\n", none(info.Imports))
 	fmt.Fprintf(out, "services:      %s\n", serviceList(info.Services))
+	fmt.Fprintf(out, "sha256:        %s\n", info.SHA256)
 }
 
 // pluginCacheDir is where compiled plugins are kept when the config does

@@ -17,11 +17,11 @@ import (
 
 // options are rpbench's flags.
 type options struct {
-	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, goBench, command string
-	real, realRounds, prod, prodRounds                                        int
-	curveN, curveR                                                            int
-	curveC, curveKinds                                                        string
-	started                                                                   int64
+	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, eventsMD, goBench, command string
+	real, realRounds, prod, prodRounds                                                  int
+	curveN, curveR                                                                      int
+	curveC, curveKinds                                                                  string
+	started                                                                             int64
 }
 
 func parseFlags() options {
@@ -41,6 +41,7 @@ func parseFlags() options {
 	flag.IntVar(&o.curveR, "curve-rounds", 2, "cold-start curve: rounds at each concurrency")
 	flag.StringVar(&o.curveKinds, "curve-kinds", "prod,sqlite", "cold-start curve: which Placements (prod, sqlite)")
 	flag.StringVar(&o.reshaperMD, "reshaper", "", "Markdown of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
+	flag.StringVar(&o.eventsMD, "events", "", "Markdown of the event lag bench (TestEventLagBench's RPBENCH_EVENTS_OUT) to include")
 	flag.StringVar(&o.goBench, "gobench", "", "go test -bench output (scripts/bench-go.sh) to turn into ceiling rows and include")
 	flag.StringVar(&o.command, "command", "make bench", "the command named in the report")
 	flag.Int64Var(&o.started, "started", 0, "Unix time the whole bench started (to report its duration)")
@@ -92,7 +93,7 @@ func run(o options) error {
 	for _, inc := range []struct {
 		path string
 		f    func(string) (bench.Section, error)
-	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}} {
+	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}, {o.eventsMD, eventsSection}} {
 		if inc.path == "" {
 			continue
 		}

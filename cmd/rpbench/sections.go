@@ -54,6 +54,22 @@ Rerun: ` + "`RPBENCH_RESHAPER=1 RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUN
 	return bench.Section{Title: "POST /reshaper for new providers' inventories (experiment)", Body: body}, nil
 }
 
+func eventsSection(path string) (bench.Section, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return bench.Section{}, fmt.Errorf("-events: %w", err)
+	}
+	body := `How long a change in Ironic takes to reach Placement (internal/testing/bench/events_test.go, docs/EVENTS.md): ` +
+		"`engine run`" + ` with the Ironic plugin on the real Ironic 21.4 and a real Placement each, once with [events] (Ironic's
+notifications on Debian's RabbitMQ, full cycles every 10 min) and once periodic at the default engine.interval (60 s).
+A change is a resource_class PATCH on an enrolled node, one every 0.5 s; its lag runs from the PATCH's return until
+Placement holds the new class (polled every 50 ms with events, 2 s periodic). Goal with events: p99 <= 2 s.
+Rerun: ` + "`RPBENCH_EVENTS=1 RPENGINE_ENGINE_BIN=$PWD/bin/engine RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPBENCH_EVENTS_OUT=events.md go test ./internal/testing/bench -run TestEventLagBench -v -timeout 60m`" + ` (after make build plugins).
+
+` + string(b)
+	return bench.Section{Title: "Event-driven lag beside the periodic engine", Body: body}, nil
+}
+
 // goBenchSection turns the go test benchmarks (scripts/bench-go.sh's
 // Markdown) into ceiling rows and includes it as it is.
 func goBenchSection(path string) ([]bench.Row, bench.Section, error) {
