@@ -21,7 +21,7 @@ import (
 // there for the next process. A file that cannot hold the ownership record
 // is fatal: writing without it could leave stale traits after a crash.
 // A plan (snapshot) reads it without the lock, whether or not `engine
-// run` holds it, and never saves it (docs/CLI.md).
+// run` holds it, and never saves it (docs/OPERATIONS.md).
 func (c *cloud) openState(cfg *config.Config, log *slog.Logger, snapshot bool) (*engine.State, error) {
 	path := statePath(cfg.Engine.StateFile, cfg.Engine.ID, c.placement)
 	if cfg.Engine.StateFile == "" && !snapshot {
