@@ -15,7 +15,13 @@ import (
 
 // cmdPlan runs a dry cycle and prints it as a diff, node by node.
 func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.Writer, log *slog.Logger) error {
-	w, err := setup(ctx, path, log)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	// The state file is read, never locked nor written: a plan runs
+	// beside `engine run`, and never keeps one from starting.
+	w, err := build(ctx, cfg, log, nil, true)
 	if err != nil {
 		return err
 	}
@@ -100,6 +106,9 @@ func renderPlan(out io.Writer, r engine.Report, node string) {
 		if e.Node == "" || e.Kind == engine.ErrInvalidData {
 			fmt.Fprintf(stderrOf(out), "error: %s\n", e.Message)
 		}
+	}
+	if r.Failed > 0 { // as once counts them: the providers whose sync fails
+		counts = append(counts, fmt.Sprintf("failed %d", r.Failed))
 	}
 	if len(counts) == 0 {
 		counts = []string{"no nodes"}
