@@ -45,6 +45,7 @@ deps:
 	scripts/rust/install.sh
 	scripts/vcsim/install.sh
 	scripts/nova/install.sh
+	scripts/rabbitmq/install.sh
 	scripts/release/install.sh
 
 # chromium installs Debian's chromium for the status page's browser test
@@ -60,10 +61,10 @@ test: deps build plugins
 		$(GO) test -timeout 45m $(TESTFLAGS) ./... $(SDK)
 
 # test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
-# TestNovaBeside, docs/NOVA.md): about 10 minutes on 2 loaded cores.
+# TestNovaBeside and TestNovaEdges, docs/NOVA.md): about 15 minutes on 2 loaded cores.
 test-nova: deps build plugins
 	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNovaBeside$$' ./e2e/
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges)$$' ./e2e/
 
 # unit runs the fast tests only (no real services).
 unit: plugins
@@ -130,14 +131,17 @@ BENCH ?= quick
 ifeq ($(BENCH),full)
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_REPLAY_ROUNDS=2
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=1000 RPBENCH_RESHAPER_ROUNDS=3
+BENCH_EVENTS   := RPBENCH_EVENTS_NODES=1000 RPBENCH_EVENTS_CHANGES=100
 BENCH_RPBENCH  := -real 1000 -real-rounds 3 -prod 10000 -prod-rounds 1 -curve-nodes 1000 -curve 1,2,4,8,16 -curve-rounds 3 -curve-kinds prod,sqlite
 else
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50 RPBENCH_NOVA_ROUNDS=3
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2
+BENCH_EVENTS   := RPBENCH_EVENTS_NODES=200 RPBENCH_EVENTS_CHANGES=40
 BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif
 bench-deps:
 	scripts/nova/install.sh
+	scripts/rabbitmq/install.sh
 	scripts/placement-prod/install.sh
 
 bench: build plugins bench-deps
@@ -148,9 +152,12 @@ bench: build plugins bench-deps
 		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/testing/bench/
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
 		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/testing/bench/
+	RPBENCH_EVENTS=1 $(BENCH_EVENTS) RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
+		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test -count=1 -timeout 60m -run 'TestEventLagBench$$' -v ./internal/testing/bench/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out reports/BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
-		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
+		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
 		-started $$(cat build/bench-started) -command "make bench BENCH=$(BENCH)"
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and

@@ -237,8 +237,17 @@ func TestFailSafePlacementKilledDuringAColdStart(t *testing.T) {
 	took := time.Since(killed)
 	time.Sleep(interval + time.Second) // one interval's log
 	t.Logf("healthz %d after %s: %s", code, took.Round(100*time.Millisecond), body)
-	refused := strings.Count(logs.String(), "connection refused")
-	t.Logf("log lines naming the refused connection: %d", refused)
+	var lines []string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "connection refused") {
+			lines = append(lines, tail(l, 160))
+		}
+	}
+	refused := len(lines)
+	t.Logf("log lines naming the refused connection in %s: %d\n%s", time.Since(killed).Round(time.Second), refused, strings.Join(lines, "\n"))
+	if refused > 6 { // once per interval, not once per request
+		t.Errorf("%d log lines about the refused connection in two intervals", refused)
+	}
 	if code != 503 || took > interval {
 		t.Fatalf("healthz %d %s after %s, want 503 within %s", code, body, took, interval)
 	}

@@ -184,19 +184,31 @@ type novaRig struct {
 	openSince   map[string]time.Time
 	longest     time.Duration
 	steps       int
+	fleet       []fleetKind
+	novaOpts    novatest.Options
+	documented  []string // nova's error lines docs/NOVA.md names
 }
 
 // fleet kinds and how many of each; "hold" kinds differ from nova only in
 // fields the engineView sets.
-var novaFleet = []struct {
+type fleetKind struct {
 	kind string
 	n    int
-}{
+}
+
+var novaFleet = []fleetKind{
 	{"free", 12}, {"deploy", 4}, {"maint", 3}, {"manageable", 3}, {"enroll", 2},
 	{"unpowered", 2}, {"retired", 2}, {"fault", 2}, {"transition", 2}, {"retired_avail", 1},
 }
 
 func newNovaRig(t *testing.T, beside bool) *novaRig {
+	t.Helper()
+	return newNovaRigWith(t, beside, novaFleet, "", "")
+}
+
+// newNovaRigWith is newNovaRig with another fleet, an engine [scope] and
+// more [nova] settings.
+func newNovaRigWith(t *testing.T, beside bool, fleet []fleetKind, scopeTOML, novaTOML string) *novaRig {
 	t.Helper()
 	placementURL := placementtest.StartReal(t)
 	ironicURL := ironictest.StartReal(t)
@@ -208,18 +220,18 @@ func newNovaRig(t *testing.T, beside bool) *novaRig {
 	r.plugin = plugintest.Build(t, "plugins/ironic")
 	r.id = fmt.Sprintf("nova-e2e-%x", os.Getpid())
 	r.novaDir = filepath.Join(t.TempDir(), "nova")
+	r.fleet = fleet
 	i := 0
-	for _, k := range novaFleet {
+	for _, k := range fleet {
 		for range k.n {
 			r.addNode(k.kind, i)
 			i++
 		}
 	}
-	novaTOML := ""
 	if beside {
-		novaTOML = "\n[nova]\nbeside = true\n"
+		novaTOML = fmt.Sprintf("\n[nova]\nbeside = true\nprovider_config_location = %q\n%s", novatest.ProviderConfigDir(r.novaDir), novaTOML)
 	}
-	r.cfg = ironicConfig(t, r.id, r.engW.url, r.plugin, r.view.url, "page_size = 10", "") + ""
+	r.cfg = ironicConfig(t, r.id, r.engW.url, r.plugin, r.view.url, "page_size = 10", scopeTOML)
 	if novaTOML != "" {
 		f, err := os.OpenFile(r.cfg, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -269,14 +281,14 @@ func (r *novaRig) addNode(kind string, i int) {
 
 func (r *novaRig) all() []string {
 	var out []string
-	for _, k := range novaFleet {
+	for _, k := range r.fleet {
 		out = append(out, r.kinds[k.kind]...)
 	}
 	return out
 }
 
 func (r *novaRig) startNova() {
-	r.nova = novatest.Start(r.t, r.novaDir, r.ironicURL, r.novaW.url, novatest.Options{})
+	r.nova = novatest.Start(r.t, r.novaDir, r.ironicURL, r.novaW.url, r.novaOpts)
 }
 
 // novaStep runs nova's periodic (with the association refresh due when
@@ -322,7 +334,7 @@ func (r *novaRig) checkpoint(step string) {
 	r.steps++
 	now := time.Now()
 	cands := map[string]bool{}
-	for _, rc := range []string{"CUSTOM_BAREMETAL_GOLD", "CUSTOM_BAREMETAL_SILVER"} {
+	for _, rc := range r.classes() {
 		var out struct {
 			Summaries map[string]any `json:"provider_summaries"`
 		}
@@ -347,6 +359,16 @@ func (r *novaRig) checkpoint(step string) {
 			}
 		}
 	}
+}
+
+// classes are the nodes' classes, each once.
+func (r *novaRig) classes() []string {
+	var out []string
+	for _, rc := range r.rc {
+		out = append(out, rc)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // scheduleInstance claims a free node for a new instance as nova's

@@ -39,8 +39,9 @@ type cycle struct {
 	// plugin's time within them.
 	placementFrom time.Time
 	proofTime     time.Duration
-	budgetWaits   int       // providers whose write waits for the budget of new names
-	problems      []Problem // the nodes DesiredState left out, or partly
+	budgetWaits   int          // providers whose write waits for the budget of new names
+	problems      []Problem    // the nodes DesiredState left out, or partly
+	changeLists   atomic.Int64 // outcomes with changes so far (outcome.go)
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -91,13 +92,20 @@ func (c *cycle) sweep(ctx context.Context) {
 	}
 	c.claimOrphans(ctx, desired, listed)
 	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
-	c.syncAll(ctx, desired, listed)
-	if why, _ := c.halted(); c.e.pol.Nova.Enabled && why == "" {
-		c.syncHolds(ctx, nodes, desired, listed)
+	// Beside nova, the holds that change go first, each with the inventory
+	// it guards in one write (hold.go), and are released after the
+	// deletions, once nothing is left allocatable.
+	nova := c.e.pol.Nova.Enabled
+	if why, _ := c.halted(); nova && why == "" {
+		c.placeHolds(ctx, desired, listed)
 	}
+	c.syncAll(ctx, desired, listed)
 	// Providers whose node is no longer listed: deleted only on proof.
 	if why, _ := c.halted(); why == "" {
 		c.reapVanished(ctx, nodes, desired, listed)
+	}
+	if why, _ := c.halted(); nova && why == "" {
+		c.settleHolds(ctx, nodes, desired, listed)
 	}
 	c.recordAfter(ctx)
 }
@@ -173,6 +181,7 @@ func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placemen
 		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return nil, false
 	}
+	c.e.beginQuiet(ctx, listed)
 	if err := c.recordIntent(ctx, desired, listed); err != nil {
 		c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
 		return nil, false
@@ -198,6 +207,7 @@ func (c *cycle) finish() Report {
 		r.Writes = c.plan.all()
 	}
 	r.Outcomes = c.results.take()
+	r.ChangesOmitted = max(0, c.changeLists.Load()-MaxChangeLists)
 	c.e.emit(CycleFinished{Report: *r})
 	return *r
 }

@@ -35,7 +35,7 @@ func (c *cycle) reapVanished(ctx context.Context, nodes []hostabi.Node, desired 
 		return
 	}
 	t := time.Now()
-	deleted, present, err := checker.ConfirmDeleted(ctx, candidates)
+	deleted, present, err := c.askProofs(ctx, checker, candidates)
 	c.proofTime = time.Since(t)
 	c.r.PluginMS += c.proofTime.Milliseconds()
 	if err != nil {
@@ -176,9 +176,16 @@ func short(s string) string {
 
 // reserveAll makes a provider of a deleted node unschedulable while it
 // cannot be deleted; the engine never removes allocations. A provider
-// already fully reserved costs one read and no write.
+// already fully reserved costs one read and no write, and none at all
+// while its generation is the one the reservation left (quiet.go).
 func (c *cycle) reserveAll(ctx context.Context, uuid string) error {
-	_, err := c.reserveFully(ctx, uuid) // doubt.go
+	if c.e.quiet.stillReserved(uuid) { // reserved at this generation: unchanged since (quiet.go)
+		return nil
+	}
+	gen, err := c.reserveFully(ctx, uuid) // doubt.go
+	if err == nil && c.plan == nil {
+		c.e.quiet.sawReserved(uuid, gen)
+	}
 	return err
 }
 

@@ -87,6 +87,7 @@ type Engine struct {
 	// its cycle value (cycle.go).
 	names *nameBook // Placement's names learnt (names.go)
 	holds holdBook  // beside nova: the holds placed (hold.go)
+	quiet quiet     // providers left as they are while their generation holds (quiet.go)
 	rec   sharing   // the shared ownership record, with [coord] etcd (recordshare.go)
 }
 

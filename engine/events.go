@@ -110,3 +110,9 @@ func LogObserver(log *slog.Logger) Observer {
 
 // emit passes e to the engine's observers.
 func (e *Engine) emit(ev Event) { e.obs.Observe(ev) }
+
+// NodesSynced closes a node sync (SyncNodes): a partial reconcile of a
+// few nodes between cycles, driven by the source's notifications.
+type NodesSynced struct{ Report NodeSyncReport }
+
+func (NodesSynced) event() {}

@@ -45,84 +45,144 @@ func HoldConsumer(ownerTrait, node string) string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
-// holdBook is what the engine believes Placement holds: node -> class.
-// It is checked each cycle against one usage sum of the hold project and
-// rebuilt from Placement when they disagree, so a crash or a hold deleted
-// behind the engine's back costs reads, never a schedulable node.
+// holdBook serialises the hold phases. What the engine believes
+// Placement holds (node -> class) is in the State, so a new process finds
+// it in the record; it is checked each cycle against one usage sum of the
+// hold project and rebuilt from Placement when they disagree, so a crash
+// or a hold deleted behind the engine's back costs reads, never a
+// schedulable node.
 type holdBook struct {
-	mu   sync.Mutex
-	held map[string]string
+	mu sync.Mutex
 }
 
-// clone copies the book, for a plan.
-func (b *holdBook) clone() *holdBook {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return &holdBook{held: maps.Clone(b.held)}
-}
+// clone is a book for a plan (the book itself is in the State's clone).
+func (b *holdBook) clone() *holdBook { return &holdBook{} }
 
-// syncHolds makes the holds match desired: places a hold where d.Hold is
-// set, moves it when the class changed, releases it where nothing needs it
-// or the node left the listing or the scope. A quarantined node keeps its
-// hold: bad data from the source loses nothing.
-func (c *cycle) syncHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired, listed map[string]placement.Generation) {
-	b := c.holds
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// placeHolds runs before the syncs. Each hold a listed provider lacks
+// (new, or on the node's old class) is written together with the
+// inventory it guards in one reshape: written apart, the inventory write
+// (nova's reserved 0, or the new class) would offer the node until the
+// hold followed. Providers created this cycle get theirs in settleHolds.
+func (c *cycle) placeHolds(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
+	c.holds.mu.Lock()
+	defer c.holds.mu.Unlock()
 	rep := &NovaReport{}
-	c.r.Nova = rep
+	c.setNova(rep)
 	if err := c.checkBook(ctx, desired, listed, rep); err != nil {
+		rep.skip = true
 		c.fail(ErrPlacement, "", fmt.Sprintf("holds: %v; no hold written this cycle", err))
 		return
 	}
-	wanted := c.placeHolds(ctx, desired, rep)
-	inScope := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		if c.e.pol.Scope.Contains(n) {
-			inScope[strings.ToLower(n.UUID)] = true
+	held := c.state.heldBook()
+	for _, d := range desired {
+		if d.Hold != "" && held[d.UUID] != d.Hold && listed[d.UUID] != "" {
+			c.placeOne(ctx, d, listed[d.UUID], rep)
 		}
 	}
-	for _, node := range sortedKeys(b.held) {
-		if wanted[node] || !desiredHas(desired, node) && inScope[node] {
-			continue // wanted, or quarantined: kept
-		}
-		err := c.w.releaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
-		if err != nil && !errors.Is(err, placement.ErrNotFound) {
-			c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
-			continue
-		}
-		delete(b.held, node)
-		rep.Released++
-		c.e.log.Info("hold released", "node", node)
-	}
-	rep.Held = len(b.held)
 }
 
-// placeHolds places or moves the holds desired wants, and returns the
-// nodes that want one. The caller holds the book's lock.
-func (c *cycle) placeHolds(ctx context.Context, desired []Desired, rep *NovaReport) map[string]bool {
-	b := c.holds
+// settleHolds runs after the deletions: it places the holds of providers
+// created this cycle and releases those nothing needs any more. A
+// quarantined node keeps its hold (bad data loses nothing), and so does a
+// node proven gone until its provider is fully reserved or deleted: the
+// release must not open a window before the deletion.
+func (c *cycle) settleHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired, listed map[string]placement.Generation) {
+	rep := c.nova()
+	if rep == nil || rep.skip {
+		return
+	}
+	c.holds.mu.Lock()
+	defer c.holds.mu.Unlock()
+	held := c.state.heldBook()
 	wanted := make(map[string]bool, len(desired))
 	for _, d := range desired {
 		if d.Hold == "" {
 			continue
 		}
 		wanted[d.UUID] = true
-		if b.held[d.UUID] == d.Hold {
+		if held[d.UUID] != d.Hold && listed[d.UUID] == "" {
+			c.placeOne(ctx, d, "", rep)
+		}
+	}
+	inScope := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		if c.e.pol.Scope.Contains(n) {
+			inScope[strings.ToLower(n.UUID)] = true
+		}
+	}
+	for _, node := range sortedKeys(held) {
+		listedNode := desiredHas(desired, node)
+		if wanted[node] || !listedNode && inScope[node] {
+			continue // wanted, or quarantined: kept
+		}
+		if !listedNode && !c.mayRelease(ctx, node) {
 			continue
 		}
-		switch occupied, err := c.placeHold(ctx, d); {
-		case err != nil:
-			c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
-		case occupied:
-			rep.Occupied++
-		default:
-			b.held[d.UUID] = d.Hold
-			rep.Placed++
+		c.releaseOne(ctx, node, rep)
+	}
+	rep.Held = len(c.state.heldBook())
+}
+
+// placeOne places or moves d's hold, counting it in rep.
+func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generation, rep *NovaReport) {
+	if !strings.HasPrefix(d.Hold, "CUSTOM_") {
+		// nova's placement audit --delete removes standard-class
+		// allocations of consumers that are not instances, and its quota
+		// counts them (docs/NOVA.md): never hold one.
+		c.fail(ErrInvalidData, d.UUID, fmt.Sprintf("provider %s: no hold on nova's standard class %s", d.UUID, d.Hold))
+		return
+	}
+	switch occupied, err := c.placeHold(ctx, d, gen); {
+	case err != nil:
+		c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
+	case occupied:
+		rep.Occupied++
+	default:
+		c.state.setHeld(d.UUID, d.Hold)
+		rep.Placed++
+		if c.plan == nil {
 			c.e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
 		}
 	}
-	return wanted
+}
+
+// mayRelease says whether the hold of a node no longer listed may go: at
+// once if the node is not proven gone (it left the scope: handed over),
+// else only once its provider is fully reserved (pending deletion) or
+// deleted, so that no instant between the two leaves it allocatable.
+func (c *cycle) mayRelease(ctx context.Context, node string) bool {
+	if k, ok := c.state.get(node); !ok || k.GoneSince.IsZero() {
+		return true
+	}
+	_, inv, err := c.e.pc.Inventories(ctx, node)
+	switch {
+	case errors.Is(err, placement.ErrNotFound):
+		return true
+	case err != nil:
+		c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: hold kept: %v", node, err))
+		return false
+	}
+	for rc, i := range inv {
+		if i.Reserved < i.Total {
+			c.e.log.Info("hold kept until the provider of a node proven gone is fully reserved", "node", node, "class", rc)
+			return false
+		}
+	}
+	return true
+}
+
+// releaseOne deletes one hold consumer of this engine.
+func (c *cycle) releaseOne(ctx context.Context, node string, rep *NovaReport) {
+	err := c.w.releaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
+	if err != nil && !errors.Is(err, placement.ErrNotFound) {
+		c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
+		return
+	}
+	c.state.dropHeld(node)
+	rep.Released++
+	if c.plan == nil {
+		c.e.log.Info("hold released", "node", node)
+	}
 }
 
 // checkBook compares the book with the hold project's usage (one request)
@@ -130,15 +190,13 @@ func (c *cycle) placeHolds(ctx context.Context, desired []Desired, rep *NovaRepo
 // nodes that want one, then, if the sum still differs, of every provider
 // the engine knows of.
 func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[string]placement.Generation, rep *NovaReport) error {
-	e, b := c.e, c.holds
-	if b.held == nil {
-		b.held = map[string]string{}
-	}
+	e := c.e
 	used, err := e.pc.ProjectUsage(ctx, e.pol.Nova.HoldProject, e.pol.Nova.HoldUser)
 	if err != nil {
 		return fmt.Errorf("read the hold project's usage: %w", err)
 	}
-	if used == int64(len(b.held)) {
+	book := c.state.heldBook()
+	if used == int64(len(book)) {
 		return nil
 	}
 	var first, rest []string
@@ -152,44 +210,49 @@ func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[str
 	for uuid := range listed {
 		rest = append(rest, uuid)
 	}
-	rest = append(rest, sortedKeys(b.held)...)
+	rest = append(rest, sortedKeys(book)...)
 	fresh := map[string]string{}
 	for _, batch := range [][]string{first, rest} {
-		for _, node := range batch {
-			if _, done := fresh[node]; done {
-				continue
-			}
-			held, err := e.pc.GetConsumer(ctx, HoldConsumer(e.pol.OwnerTrait, node))
-			if err != nil {
-				return fmt.Errorf("read hold of %s: %w", node, err)
-			}
-			rep.Scanned++
-			fresh[node] = ""
-			for rc := range held.Resources[node] {
-				fresh[node] = rc
-			}
+		if err := c.readHolds(ctx, batch, fresh, rep); err != nil {
+			return err
 		}
 		if int64(countHeld(fresh)) == used {
 			break
 		}
 	}
-	b.held = map[string]string{}
-	for node, rc := range fresh {
-		if rc != "" {
-			b.held[node] = rc
-		}
-	}
-	if int64(len(b.held)) != used {
+	maps.DeleteFunc(fresh, func(_, rc string) bool { return rc == "" })
+	c.state.setHolds(fresh)
+	if int64(len(fresh)) != used {
 		e.log.Warn("hold project usage does not match the holds found; is it used by anything else?",
-			"project", e.pol.Nova.HoldProject, "used", used, "holds", len(b.held))
+			"project", e.pol.Nova.HoldProject, "used", used, "holds", len(fresh))
 	}
 	return nil
 }
 
-// placeHold writes d's hold (new, or moved to d's current class). It
-// reports occupied, and no error, when Placement refuses it because
-// another consumer already uses the node's unit.
-func (c *cycle) placeHold(ctx context.Context, d Desired) (occupied bool, err error) {
+// readHolds reads the hold consumer of each node not yet in fresh.
+func (c *cycle) readHolds(ctx context.Context, nodes []string, fresh map[string]string, rep *NovaReport) error {
+	for _, node := range nodes {
+		if _, done := fresh[node]; done {
+			continue
+		}
+		held, err := c.e.pc.GetConsumer(ctx, HoldConsumer(c.e.pol.OwnerTrait, node))
+		if err != nil {
+			return fmt.Errorf("read hold of %s: %w", node, err)
+		}
+		rep.Scanned++
+		fresh[node] = ""
+		for rc := range held.Resources[node] {
+			fresh[node] = rc
+		}
+	}
+	return nil
+}
+
+// placeHold writes d's hold (new, or moved to d's current class) and d's
+// inventory in one reshape. gen is the provider's generation ("" to read
+// it). It reports occupied, and no error, when Placement refuses the hold
+// because another consumer already uses the node's unit.
+func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generation) (occupied bool, err error) {
 	e := c.e
 	id := HoldConsumer(e.pol.OwnerTrait, d.UUID)
 	want := placement.Consumer{
@@ -204,9 +267,21 @@ func (c *cycle) placeHold(ctx context.Context, d Desired) (occupied bool, err er
 		if cur.Resources[d.UUID][d.Hold] > 0 && len(cur.Resources) == 1 {
 			return nil // already there (placed by an earlier process)
 		}
+		if gen == "" {
+			p, err := e.pc.GetProvider(ctx, d.UUID)
+			if err != nil {
+				return err
+			}
+			gen = p.Generation
+		}
 		want.Generation = cur.Generation
-		err = c.w.putHold(ctx, d.UUID, id, want)
-		if isConflict(err) && !errors.Is(err, placement.ErrConcurrentUpdate) {
+		err = c.reshape(ctx, d, gen, id, want)
+		switch {
+		case err == nil:
+			c.state.invalidate(d.UUID) // its generation moved: the sync reads it again
+		case errors.Is(err, placement.ErrConcurrentUpdate):
+			gen = ""
+		case isConflict(err) && !errors.Is(err, placement.ErrInventoryInUse):
 			_, usages, uerr := e.pc.Usages(ctx, d.UUID)
 			if occupied = uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total; occupied {
 				return nil
@@ -215,6 +290,33 @@ func (c *cycle) placeHold(ctx context.Context, d Desired) (occupied bool, err er
 		return onConflict(err)
 	})
 	return occupied, err
+}
+
+// reshape sends the hold's reshape; a class Placement does not know (a
+// class change to a new one; nova usually made it first) is created and
+// the reshape sent again, so known classes cost no request.
+func (c *cycle) reshape(ctx context.Context, d Desired, gen placement.Generation, id string, want placement.Consumer) error {
+	err := c.w.putHold(ctx, d.UUID, gen, d.Inventory, id, want)
+	if !isBadRequest(err) {
+		return err
+	}
+	if cerr := c.ensureClasses(ctx, d.Inventory); cerr != nil {
+		return cerr
+	}
+	return c.w.putHold(ctx, d.UUID, gen, d.Inventory, id, want)
+}
+
+// setNova and nova give the cycle's beside-nova report, under its lock.
+func (c *cycle) setNova(rep *NovaReport) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.r.Nova = rep
+}
+
+func (c *cycle) nova() *NovaReport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.r.Nova
 }
 
 func isConflict(err error) bool {
@@ -243,6 +345,37 @@ func countHeld(m map[string]string) int {
 		}
 	}
 	return n
+}
+
+// heldBook is a copy of the book of holds.
+func (s *State) heldBook() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.holds)
+}
+
+func (s *State) setHolds(m map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !maps.Equal(s.holds, m) {
+		s.holds, s.dirty = m, true
+	}
+}
+
+func (s *State) setHeld(node, class string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holds == nil {
+		s.holds = map[string]string{}
+	}
+	s.holds[node], s.dirty = class, true
+}
+
+func (s *State) dropHeld(node string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.holds, node)
+	s.dirty = true
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/rpengine/rpengine/engine/baremetal"
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -37,4 +39,27 @@ func (b Beside) hold(n hostabi.Node, why baremetal.ReservedReason, class string)
 		return class
 	}
 	return ""
+}
+
+// OwnerNova is the standard trait nova ≥ 34 (2026.2) writes on every root
+// provider it reports, and that its scheduler then requires
+// (request_filter.owner_nova_filter). See docs/NOVA.md.
+const OwnerNova = "OWNER_NOVA"
+
+// otherOwner returns the owner marker of another manager on a provider,
+// if any. Beside nova, OWNER_NOVA is no other manager's: nova ≥ 34 writes
+// it on the very providers it shares with this engine by arrangement, so
+// it is neither refused nor taken over. Alone, it marks nova's providers
+// (another engine's marker beside it names that engine).
+func (e *Engine) otherOwner(traits []string) string {
+	nova := ""
+	for _, t := range traits {
+		switch {
+		case strings.HasPrefix(t, OwnerTraitPrefix) && t != e.pol.OwnerTrait:
+			return t
+		case t == OwnerNova && !e.pol.Nova.Enabled:
+			nova = t
+		}
+	}
+	return nova
 }

@@ -1,10 +1,19 @@
 package engine_test
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
 
@@ -14,7 +23,11 @@ const goldRC = "CUSTOM_BAREMETAL_GOLD"
 // hold consumers: beside nova, the only consumers it may touch.
 func (r *rig) ownHold(path string) bool {
 	c := strings.TrimPrefix(path, "/allocations/")
-	for _, p := range r.fake.ProviderUUIDs() {
+	nodes := r.fake.ProviderUUIDs()
+	for i := range 100 { // and those deleted meanwhile
+		nodes = append(nodes, nodeUUID(i))
+	}
+	for _, p := range nodes {
 		if engine.HoldConsumer(r.ownerT, p) == c {
 			return true
 		}
@@ -105,15 +118,25 @@ func TestBesideNovaHoldsInsteadOfReserving(t *testing.T) {
 	}
 }
 
-// The book is rebuilt from Placement: a new process finds the holds of the
-// last one (no duplicate, no write), and a hold deleted behind its back
+// The book is in the record and checked against Placement: a new process
+// with the record reads no hold back; one without it finds the holds of
+// the last one (no duplicate, no write); a hold deleted behind its back
 // (nova-manage placement audit --delete) is found and put back.
 func TestHoldsAreDerivedFromPlacement(t *testing.T) {
 	r := besideRig(t, 4)
 	r.src.set(func(s *source) { s.nodes[0].Retired, s.nodes[1].Fault = true, "x" })
 	r.cleanCycle()
-	r.restart() // a new process: empty book
+	r.cleanCycle() // re-reads the held providers once
+	r.restart()    // a new process with the record
 	rep := r.cleanCycle()
+	if rep.Nova.Placed != 0 || rep.Nova.Held != 2 || rep.Nova.Scanned != 0 || rep.PlacementRequests != 3 {
+		// 3: the owner listing, the hold project's usage, and GET / (this
+		// rig's new client has no recorded microversion; cmd/engine's has)
+		t.Fatalf("new process with the record: %+v, %d requests", rep.Nova, rep.PlacementRequests)
+	}
+	r.state, _ = engine.LoadState("", "")
+	r.restart() // a new process without it
+	rep = r.cleanCycle()
 	if rep.Nova.Placed != 0 || rep.Nova.Held != 2 || rep.Nova.Scanned != 2 {
 		t.Fatalf("new process: %+v", rep.Nova)
 	}
@@ -196,5 +219,231 @@ func TestHoldConsumerIsStableAndDistinct(t *testing.T) {
 	}
 	if len(a) != 36 || a[14] != '5' {
 		t.Fatalf("not a version-5 uuid: %s", a)
+	}
+}
+
+// watchWindows puts a proxy between the engine and the fake that, after
+// every write, checks that no node in nodes is allocatable (a class with a
+// free unit): each such instant is a window the scheduler could use.
+func (r *rig) watchWindows(nodes ...string) *[]string {
+	r.t.Helper()
+	var mu sync.Mutex
+	var windows []string
+	target, _ := url.Parse(r.fake.URL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		proxy.ServeHTTP(w, req)
+		if req.Method == "GET" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, u := range nodes {
+			p, ok := r.fake.Provider(u)
+			for rc, inv := range p.Inventories {
+				if ok && inv.Total-inv.Reserved-p.Usages[rc] >= 1 {
+					windows = append(windows, fmt.Sprintf("after %s %s: %s offers %s", req.Method, req.URL.Path, u, rc))
+				}
+			}
+		}
+	}))
+	r.t.Cleanup(srv.Close)
+	pc, err := placement.New(context.Background(), placement.Config{Endpoint: srv.URL, Token: "admin"})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.pc = pc
+	r.eng = engine.New(r.src, pc, r.pol, r.opts, r.state, nil)
+	return &windows
+}
+
+// A held node whose class changes: the hold moves to the new class in the
+// same request that writes it (a reshape), so at no instant between the
+// engine's requests is the node allocatable, and nothing is left on the
+// old class.
+func TestHeldNodeClassChangeOpensNoWindow(t *testing.T) {
+	r := besideRig(t, 2)
+	r.src.set(func(s *source) { s.nodes[0].Retired = true })
+	r.cleanCycle()
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(0))
+	r.fake.ResetRequests()
+	r.src.set(func(s *source) { s.nodes[0].ResourceClass = "baremetal-silver" })
+	rep := r.cleanCycle()
+	const silver = "CUSTOM_BAREMETAL_SILVER"
+	p := r.provider(nodeUUID(0))
+	c, _ := r.fake.Consumer(engine.HoldConsumer(r.ownerT, nodeUUID(0)))
+	if len(*windows) > 0 || rep.Nova.Placed != 1 || len(p.Inventories) != 1 || p.Inventories[silver].Reserved != 0 ||
+		c.Allocations[nodeUUID(0)][silver] != 1 {
+		t.Fatalf("class change under a hold: windows %v, %+v, inventory %v, hold %v", *windows, rep.Nova, p.Inventories, c.Allocations)
+	}
+	var writes []string
+	for _, q := range r.fake.Requests() {
+		if q.Method != "GET" && q.Status < 300 && !strings.HasPrefix(q.Path, "/resource_classes/") {
+			writes = append(writes, q.Method+" "+q.Path)
+		}
+	}
+	if !slices.Equal(writes, []string{"POST /reshaper"}) {
+		t.Fatalf("class change under a hold: writes %v, want the one reshape (and the new class)", writes)
+	}
+	if rep = r.cleanCycle(); rep.Updated+rep.Nova.Placed+rep.Nova.Released != 0 {
+		t.Fatalf("after the move: %+v %+v", rep, rep.Nova)
+	}
+}
+
+// A node that starts needing a hold while its inventory becomes
+// unreserved by nova's rule (maintenance ends on a retired node): the
+// inventory and the hold are one write, never reserved 0 without it.
+func TestHoldAndUnreserveAreOneWrite(t *testing.T) {
+	r := besideRig(t, 2)
+	r.src.set(func(s *source) { s.nodes[0].Retired, s.nodes[0].Maintenance = true, true })
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(0))
+	r.src.set(func(s *source) { s.nodes[0].Maintenance = false })
+	rep := r.cleanCycle()
+	if len(*windows) > 0 || rep.Nova.Placed != 1 || r.reserved(nodeUUID(0)) != 0 || !r.held(nodeUUID(0)) {
+		t.Fatalf("maintenance ended on a retired node: windows %v, %+v, reserved %d", *windows, rep.Nova, r.reserved(nodeUUID(0)))
+	}
+}
+
+// A held node deleted in the source: its hold is released only once its
+// provider is fully reserved (or deleted), never leaving it allocatable
+// in between; the provider is deleted on proof as ever.
+func TestHoldReleasedForDeletedNodeOpensNoWindow(t *testing.T) {
+	r := besideRig(t, 3)
+	r.opts.DeleteGrace = 0
+	r.src.set(func(s *source) { s.nodes[0].Retired = true })
+	r.restart()
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(0))
+	r.src.set(func(s *source) { s.nodes = s.nodes[1:]; s.gone[nodeUUID(0)] = true })
+	// First proof: the provider fully reserved (pending_deletion), then
+	// the hold released in the same cycle; second proof: deleted.
+	rep := r.cleanCycle()
+	if rep.Nova.Released != 1 || r.reserved(nodeUUID(0)) != 1 {
+		t.Fatalf("first proof: %+v, reserved %d", rep.Nova, r.reserved(nodeUUID(0)))
+	}
+	if rep = r.cleanCycle(); rep.Deleted != 1 {
+		t.Fatalf("second proof: %+v", rep)
+	}
+	if _, ok := r.fake.Provider(nodeUUID(0)); ok {
+		t.Fatal("provider of the deleted node still there after the second proof")
+	}
+	if len(*windows) > 0 {
+		t.Fatalf("deleted held node was allocatable: %v", *windows)
+	}
+	if _, ok := r.fake.Consumer(engine.HoldConsumer(r.ownerT, nodeUUID(0))); ok {
+		t.Fatal("hold left behind")
+	}
+}
+
+// A hold is only ever on a custom class: on nova's standard classes
+// (VCPU, MEMORY_MB, ...) nova's audit would delete it and its quota would
+// count it.
+func TestNoHoldOnStandardClass(t *testing.T) {
+	r := besideRig(t, 1)
+	r.src.set(func(s *source) {
+		s.nodes[0].ResourceClass = ""
+		s.nodes[0].Resources = map[string]hostabi.Resource{"VCPU": {Total: 8}}
+		s.nodes[0].Maintenance = true
+	})
+	rep := r.cleanCycle()
+	if rep.Nova.Placed != 0 || rep.Nova.Held != 0 {
+		t.Fatalf("explicit resources beside nova: %+v", rep.Nova)
+	}
+	if p := r.provider(nodeUUID(0)); p.Inventories["VCPU"].Reserved != 8 {
+		t.Fatalf("explicit resources beside nova are reserved, not held: %v", p.Inventories)
+	}
+}
+
+// nova ≥ 34 writes OWNER_NOVA on every provider it reports. Beside nova
+// that is the co-owner's trait: a provider of ours carrying it is left as
+// it is (no write, no rewrite counted), and one nova created with it is
+// adopted, not refused.
+func TestOwnerNovaBesideNova(t *testing.T) {
+	r := besideRig(t, 3)
+	r.cleanCycle()
+	for i := range 2 {
+		if err := r.fake.AddTrait(nodeUUID(i), engine.OwnerNova); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.cleanCycle() // re-reads the two
+	// nova 34 reported node 3 first: its provider, with OWNER_NOVA.
+	if err := r.fake.CreateProvider(nodeUUID(3), nodeUUID(3)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fake.AddTrait(nodeUUID(3), engine.OwnerNova); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = fleet(4) })
+	rep := r.cleanCycle()
+	if rep.ForeignRewrites != 0 || rep.Created != 0 || rep.Updated != 1 {
+		t.Fatalf("beside nova 34: %+v", rep)
+	}
+	for i := range 4 {
+		p := r.provider(nodeUUID(i))
+		if slices.Contains(p.Traits, engine.OwnerNova) != (i != 2) || !slices.Contains(p.Traits, r.ownerT) {
+			t.Errorf("node %d: traits %v", i, p.Traits)
+		}
+	}
+	if rep = r.cleanCycle(); rep.Updated+rep.Created != 0 || rep.ForeignRewrites != 0 {
+		t.Fatalf("idle beside nova 34: %+v", rep)
+	}
+}
+
+// Alone, provider.marker_traits may carry OWNER_NOVA so that a nova ≥ 34
+// scheduler offers the engine's providers; a provider nova owns (OWNER_NOVA
+// without this engine's marker) is still refused.
+func TestOwnerNovaAsMarkerAlone(t *testing.T) {
+	r := newRig(t, 2)
+	r.pol.MarkerTraits = []string{"COMPUTE_NODE", engine.OwnerNova}
+	r.restart()
+	r.cleanCycle()
+	for i := range 2 {
+		if p := r.provider(nodeUUID(i)); !slices.Contains(p.Traits, engine.OwnerNova) {
+			t.Fatalf("node %d: traits %v", i, p.Traits)
+		}
+	}
+	if rep := r.cleanCycle(); rep.Updated+rep.Created != 0 {
+		t.Fatalf("idle with OWNER_NOVA as a marker: %+v", rep)
+	}
+	if err := r.fake.CreateProvider(nodeUUID(2), nodeUUID(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.fake.AddTrait(nodeUUID(2), engine.OwnerNova); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = fleet(3) })
+	rep := r.cycle()
+	if len(rep.Errors) != 1 || rep.Errors[0].Kind != engine.ErrOwned {
+		t.Fatalf("nova's own provider: %+v", rep.Errors)
+	}
+}
+
+// A plan beside nova lists the holds a cycle would place and release, and
+// writes nothing: not the holds, not the book.
+func TestPlanShowsHolds(t *testing.T) {
+	r := besideRig(t, 3)
+	r.src.set(func(s *source) { s.nodes[0].Retired, s.nodes[1].Fault = true, "x" })
+	r.cleanCycle()
+	r.src.set(func(s *source) { s.nodes[1].Fault, s.nodes[2].Retired = "", true })
+	r.fake.ResetRequests()
+	plan := r.eng.Plan(context.Background())
+	var ops []string
+	for _, w := range plan.Writes {
+		ops = append(ops, string(w.Op)+" "+w.UUID)
+	}
+	want := []string{"hold " + nodeUUID(2), "release_hold " + nodeUUID(1)}
+	if !slices.Equal(ops, want) {
+		t.Fatalf("plan beside nova: %v, want %v", ops, want)
+	}
+	for _, q := range r.fake.Requests() {
+		if q.Method != "GET" {
+			t.Fatalf("a plan wrote: %s %s", q.Method, q.Path)
+		}
+	}
+	if rep := r.cleanCycle(); rep.Nova.Placed != 1 || rep.Nova.Released != 1 {
+		t.Fatalf("the cycle after the plan: %+v", rep.Nova)
 	}
 }

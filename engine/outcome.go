@@ -68,8 +68,8 @@ func (c *outcomes) take() []Outcome {
 // observers, with the provider as Placement holds it after the cycle.
 func (c *cycle) outcome(o Outcome, held Observed) {
 	c.results.add(o)
-	if o.Kind == KindUnchanged && c.e.opts.Observer == nil {
-		return // the log observer ignores these: spare 10,000 boxed events an idle cycle
+	if (o.Kind == KindUnchanged || o.Kind == KindKept) && c.e.opts.Observer == nil {
+		return // the log observer ignores these: spare 100,000 boxed events a cycle
 	}
 	c.e.emit(ProviderOutcome{Outcome: o, Placement: held, Plan: c.plan != nil})
 }
@@ -77,9 +77,18 @@ func (c *cycle) outcome(o Outcome, held Observed) {
 // synced records a provider synced (or planned) without error: before
 // is what Placement held, after what it holds now.
 func (c *cycle) synced(d Desired, before, after Observed, ws []Write) {
-	c.outcome(Outcome{Node: d.UUID, Name: d.NodeName, Kind: kindOf(planned(before, ws)),
-		Reserved: string(d.Reserved), Changes: Changes(before, ws), Writes: c.recorded(d.UUID)}, after)
+	o := Outcome{Node: d.UUID, Name: d.NodeName, Kind: kindOf(planned(before, ws)),
+		Reserved: string(d.Reserved), Writes: c.recorded(d.UUID)}
+	if c.plan != nil || len(ws) > 0 && c.changeLists.Add(1) <= MaxChangeLists {
+		o.Changes = Changes(before, ws)
+	}
+	c.outcome(o, after)
 }
+
+// MaxChangeLists bounds the outcomes of one cycle that list their
+// changes (Outcome.Changes); the others leave them out and
+// Report.ChangesOmitted counts them. A plan lists them all.
+const MaxChangeLists = 1000
 
 // failed records a provider whose sync failed.
 func (c *cycle) failed(d Desired, err error) {

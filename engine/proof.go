@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -41,14 +40,19 @@ func (c *cycle) proofCount(deleted []string) map[string]int {
 // ignored.
 func (c *cycle) provenGone(asked, deleted, present []string) []string {
 	now := c.e.now()
+	proofs := c.state.anyProof() // none: nothing to forget, the usual case
+	if !proofs && len(deleted) == 0 {
+		return nil
+	}
+	isAsked := setOf(asked) // a set, not a search per answer: 100,000 unlisted cost N²
 	for _, uuid := range present {
-		if slices.Contains(asked, uuid) {
-			c.state.update(uuid, func(k *known) { k.GoneSince, k.ProofRound = time.Time{}, 0 })
+		if proofs && isAsked[uuid] {
+			c.state.forgetProof(uuid)
 		}
 	}
 	var ready []string
 	for _, uuid := range deleted {
-		if !slices.Contains(asked, uuid) {
+		if !isAsked[uuid] {
 			continue
 		}
 		k, _ := c.state.get(uuid)
@@ -84,19 +88,21 @@ func (c *cycle) forgetProofs(nodes []hostabi.Node) {
 // proofOutcomes records the unlisted providers not ready for deletion:
 // pending their next proof, or kept.
 func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int, reserved map[string]bool) {
+	isReady, isDeleted, isPresent := setOf(ready), setOf(deleted), setOf(present)
+	c.results.reserve(len(asked))
 	for _, u := range asked {
 		o := Outcome{Node: u, Kind: KindKept, ProofsNeeded: 2, Proof: proofs[u]}
 		if reserved[u] {
 			o.Reserved = string(baremetal.ReservedPendingDeletion)
 		}
 		switch {
-		case slices.Contains(ready, u):
+		case isReady[u]:
 			continue // deleted, blocked or failed: recorded by the caller
-		case slices.Contains(deleted, u) && proofs[u] >= 2:
+		case isDeleted[u] && proofs[u] >= 2:
 			o.Kind, o.Reason, o.Message = KindPendingDeletion, ReasonGrace, "proven deleted twice; waiting for engine.delete_grace"
-		case slices.Contains(deleted, u):
+		case isDeleted[u]:
 			o.Kind, o.Message = KindPendingDeletion, "proven deleted once, fully reserved; the next cycle's proof deletes it"
-		case slices.Contains(present, u):
+		case isPresent[u]:
 			o.Reason, o.Message, o.ProofsNeeded = ReasonNodePresent, "not listed, but the plugin says the node exists", 0
 		default:
 			o.Reason, o.Message, o.ProofsNeeded = ReasonProofUnknown, "not listed; the plugin did not say", 0
@@ -132,4 +138,24 @@ func (s *State) anyProof() bool {
 		}
 	}
 	return false
+}
+
+// forgetProof drops a provider's proof of deletion, if it has one: a
+// node proven present every cycle must not rewrite the state file.
+func (s *State) forgetProof(uuid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k, ok := s.providers[uuid]; ok && (!k.GoneSince.IsZero() || k.ProofRound != 0) {
+		k.GoneSince, k.ProofRound = time.Time{}, 0
+		s.providers[uuid], s.dirty = k, true
+	}
+}
+
+// setOf is xs as a set, for lookups inside a loop over all providers.
+func setOf(xs []string) map[string]bool {
+	out := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		out[x] = true
+	}
+	return out
 }

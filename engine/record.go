@@ -113,7 +113,7 @@ func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[
 			continue
 		case slices.Contains(traits, ours):
 			listed[uuid] = gen // marked after all; the listing raced it
-		case foreignOwner(traits, ours) != "":
+		case c.e.otherOwner(traits) != "":
 			c.state.forget(uuid) // its record entry is the new owner's
 			continue
 		default:

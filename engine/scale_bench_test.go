@@ -28,6 +28,10 @@ const fakeChildEnv = "RPENGINE_TEST_FAKE_PLACEMENT_CHILD"
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeChildEnv) == "1" {
 		fake := placementfake.New(placementfake.WithSeed(7))
+		if err := seedOwned(fake, os.Getenv(fakeSeedEnv)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		fmt.Println(fake.URL())
 		io.Copy(io.Discard, os.Stdin) // serve until the parent closes stdin
 		fake.Close()
@@ -38,9 +42,9 @@ func TestMain(m *testing.M) {
 
 // fakeChild starts the fake Placement in a child process and returns its
 // URL; it stops when the benchmark ends.
-func fakeChild(b *testing.B) string {
+func fakeChild(b *testing.B, seed ...string) string {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fakeChildEnv+"=1")
+	cmd.Env = append(os.Environ(), fakeChildEnv+"=1", fakeSeedEnv+"="+strings.Join(seed, ","))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)

@@ -73,14 +73,21 @@ type State struct {
 	// shared, while a RecordStore holds the record, collects the uuids
 	// whose record changed since it was last stored (recordshare.go).
 	shared map[string]struct{}
+	// holds is the book of holds beside nova, node -> class (hold.go): a
+	// cache checked against Placement each cycle, kept in this process's
+	// file so a new process need not read every hold back. It is not
+	// shared with a RecordStore: Placement is its record, the book only
+	// saves reads.
+	holds map[string]string
 }
 
 type stateFile struct {
-	Version      int              `json:"version"`
-	Key          string           `json:"key"`
-	Round        int64            `json:"round"`
-	Providers    map[string]known `json:"providers"`
-	Microversion string           `json:"microversion,omitempty"`
+	Version      int               `json:"version"`
+	Key          string            `json:"key"`
+	Round        int64             `json:"round"`
+	Providers    map[string]known  `json:"providers"`
+	Microversion string            `json:"microversion,omitempty"`
+	Holds        map[string]string `json:"holds,omitempty"`
 }
 
 // ErrStateUnusable means the state file cannot hold the ownership record
@@ -135,7 +142,7 @@ func LoadState(path, key string, also ...string) (*State, error) {
 	if f.Providers != nil {
 		s.providers = f.Providers
 	}
-	s.round, s.version = f.Round, f.Microversion
+	s.round, s.version, s.holds = f.Round, f.Microversion, f.Holds
 	return s, nil
 }
 
@@ -148,7 +155,7 @@ func (s *State) Save() error {
 		s.mu.Unlock()
 		return nil
 	}
-	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers, s.version})
+	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers, s.version, s.holds})
 	s.dirty = false
 	s.mu.Unlock()
 	if err == nil {
@@ -195,7 +202,7 @@ func (s *State) write(b []byte) error {
 func (s *State) clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version}
+	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds)}
 }
 
 func (s *State) get(uuid string) (known, bool) {

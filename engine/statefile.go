@@ -45,6 +45,8 @@ func readStateFile(r io.Reader) (stateFile, error) {
 		switch name {
 		case "providers":
 			f.Providers, err = readProviders(dec)
+		case "holds":
+			err = readInto(dec, &f.Holds)
 		case "version", "key", "round", "microversion":
 			err = readInto(dec, topField(&f, name))
 		default:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
@@ -42,6 +41,9 @@ type providerSync struct {
 // a provider that vanished or whose name raced, is tried again from a
 // fresh read (retryOnConflict).
 func (c *cycle) syncOne(ctx context.Context, d Desired, listed placement.Generation) (res outcome, conflicts int, err error) {
+	if err := c.e.quiet.leftAlone(d.UUID, c.e.mayTakeOver); err != nil {
+		return unchanged, 0, err // another's, unchanged since read: no request
+	}
 	p := &providerSync{d: d, listed: listed, exists: listed != ""}
 	// The first try uses the entry seen: one lookup, not three (the
 	// state lock and map were a tenth of an idle cycle).
@@ -121,14 +123,16 @@ func (c *cycle) ownProvider(p *providerSync, o Observed) error {
 	ours := c.e.pol.OwnerTrait
 	if !p.adopting {
 		if o.Exists && !slices.Contains(o.Traits, ours) {
-			if owner := foreignOwner(o.Traits, ours); owner != "" {
+			if owner := c.e.otherOwner(o.Traits); owner != "" {
+				c.e.quiet.sawForeign(p.d.UUID, owner, o.Generation)
 				return fmt.Errorf("provider %s was taken over by %s: %w", p.d.UUID, owner, errOwned)
 			}
 		}
 		return nil
 	}
-	owner := foreignOwner(o.Traits, ours)
+	owner := c.e.otherOwner(o.Traits)
 	if owner != "" && !c.e.mayTakeOver(owner) {
+		c.e.quiet.sawForeign(p.d.UUID, owner, o.Generation)
 		return fmt.Errorf("provider %s exists and is owned by %s: %w", p.d.UUID, owner, errOwned)
 	}
 	if owner != "" {
@@ -332,17 +336,7 @@ func (c *cycle) checkName(ctx context.Context, d Desired) error {
 }
 
 func (e *Engine) mayTakeOver(owner string) bool {
-	return owner != "OWNER_NOVA" && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
-}
-
-// foreignOwner returns the owner marker of another manager, if any.
-func foreignOwner(traits []string, ours string) string {
-	for _, t := range traits {
-		if t == "OWNER_NOVA" || strings.HasPrefix(t, OwnerTraitPrefix) && t != ours {
-			return t
-		}
-	}
-	return ""
+	return owner != OwnerNova && e.pol.MayTakeOver != nil && e.pol.MayTakeOver(owner)
 }
 
 // backoff is the wait after the attempt-th conflict: from 20 ms, capped

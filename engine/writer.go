@@ -22,8 +22,9 @@ type writer interface {
 	// createName creates a custom trait (kind "trait") or resource class
 	// ("rc").
 	createName(ctx context.Context, kind, name string) error
-	// putHold and releaseHold write node's hold consumer id (hold.go).
-	putHold(ctx context.Context, node, id string, c placement.Consumer) error
+	// putHold writes node's hold consumer id and the inventory it guards
+	// in one request (a reshape); releaseHold deletes the hold (hold.go).
+	putHold(ctx context.Context, node string, gen placement.Generation, inv map[string]placement.Inventory, id string, c placement.Consumer) error
 	releaseHold(ctx context.Context, node, id string) error
 }
 
@@ -58,8 +59,9 @@ func (w placementWriter) createName(ctx context.Context, kind, name string) erro
 	return w.pc.EnsureTrait(ctx, name)
 }
 
-func (w placementWriter) putHold(ctx context.Context, _, id string, c placement.Consumer) error {
-	return w.pc.PutConsumer(ctx, id, c)
+func (w placementWriter) putHold(ctx context.Context, node string, gen placement.Generation, inv map[string]placement.Inventory,
+	id string, c placement.Consumer) error {
+	return w.pc.Reshape(ctx, node, gen, inv, id, c)
 }
 
 func (w placementWriter) releaseHold(ctx context.Context, _, id string) error {
@@ -134,7 +136,8 @@ func (p *planWriter) deleteProvider(_ context.Context, uuid string) error {
 
 func (p *planWriter) createName(context.Context, string, string) error { return nil }
 
-func (p *planWriter) putHold(_ context.Context, node, _ string, c placement.Consumer) error {
+func (p *planWriter) putHold(_ context.Context, node string, _ placement.Generation, _ map[string]placement.Inventory,
+	_ string, c placement.Consumer) error {
 	w := Write{Op: OpHold, UUID: node}
 	for rc := range c.Resources[node] {
 		w.Name = rc

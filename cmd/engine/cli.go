@@ -80,7 +80,7 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdReown(ctx, a.rest, out, log)
 		}},
-	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm | new NAME [DIR]", summary: "print a plugin's ABI version, name, version and capabilities, run the conformance suite against it (exit 1 on a FAIL), or write a new plugin with the SDK beside it (docs/PLUGIN-SDK.md)",
+	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm | new NAME [DIR] | compile [--config FILE] [--cache-dir DIR] [FILE.wasm ...]", summary: "print a plugin's ABI version, name, version and capabilities, run the conformance suite against it (exit 1 on a FAIL), write a new plugin with the SDK beside it (docs/PLUGIN-SDK.md), or compile plugins ahead into the cache the engine starts from",
 		example: "engine plugin inspect --json /usr/lib/rpengine/ironic.wasm",
 		raw:     true,
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {

@@ -39,7 +39,7 @@ func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*clou
 		return nil, err
 	}
 	c := &cloud{sess: sess, placement: cfg.Placement.Endpoint}
-	if c.placement == "" {
+	if c.placement == "" && !cfg.PluginOnly() {
 		if c.placement, err = sess.Endpoint("placement"); err != nil {
 			return nil, err
 		}
@@ -151,6 +151,8 @@ func (c *cloud) connect(ctx context.Context, cfg *config.Config, h *placementHoo
 		MaxConns: cfg.Placement.Connections,
 		// From the state file: a new process skips the discovery request.
 		Microversion: c.microversion,
+		MaxResponse:  int64(min(uint64(cfg.Placement.MaxResponse), 1<<62)),
+		MaxProviders: cfg.Placement.MaxProviders,
 	}
 	if h != nil {
 		pcfg.Observe, pcfg.Logger = h.observe, h.log
@@ -173,6 +175,7 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 		MaxResponse: uint32(min(uint64(cfg.Plugin.MaxResponse), 1<<32-1)),
 		Services:    c.services,
 		Credentials: c.creds,
+		SHA256:      cfg.Plugin.SHA256,
 		Logger:      log,
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
@@ -195,5 +198,5 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 // stateKey names the Placement and engine a state file belongs to; with
 // the catalog, the endpoint is the resolved one.
 func (c *cloud) stateKey(cfg *config.Config) string {
-	return placementKey(c.placement) + " " + cfg.Engine.ID
+	return placementKey(c.placement) + " " + cfg.Engine.ID // no userinfo: no credential in the file
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // progressEvery spaces the progress lines of a long cycle.
@@ -21,15 +22,16 @@ type daemonSetup struct {
 	*assembly
 	info  ops.Info
 	level slog.Level
+	ev    *worldEvents // [events], nil without (events.go)
 }
 
 func (w *daemonSetup) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx) }
 func (w *daemonSetup) Save() error                             { return w.state.Save() }
-func (w *daemonSetup) Close(ctx context.Context)               { w.close(ctx) }
+func (w *daemonSetup) Close(ctx context.Context)               { w.ev.stop(); w.close(ctx) }
 
 func (w *daemonSetup) Settings() daemon.Settings {
 	return daemon.Settings{Interval: w.cfg.Engine.Interval.D(), StopTimeout: w.cfg.Engine.StopTimeout.D(),
-		LogLevel: w.level, Info: w.info}
+		LogLevel: w.level, Info: w.info, FullInterval: w.cfg.Events.FullInterval.D()}
 }
 
 // loadSetup reads the config at path and assembles its engine for the
@@ -39,6 +41,9 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("credential file readable by others", "detail", w)
 	}
 	level, err := ops.ParseLevel(cfg.Log.Level)
 	if err != nil {
@@ -54,11 +59,15 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	}
 	pi := a.plugin.Info()
 	w := &daemonSetup{assembly: a, level: level}
-	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: a.plugin.Name(), PluginVersion: pi.Version, Placement: a.cloud.placement,
+	if w.ev, err = startEvents(cfg, a.plugin, o, log); err != nil {
+		a.close(ctx)
+		return nil, err
+	}
+	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: a.plugin.Name(), PluginVersion: pi.Version, Placement: redact.URL(a.cloud.placement),
 		Auth: a.cloud.sess.String(), Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter,
 		History: cfg.Server.History, LoadedAt: time.Now()}
 	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
 	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", a.plugin.Name(),
-		"placement", a.cloud.placement, "microversion", a.pc.Microversion(), "auth", a.cloud.sess.String())
+		"placement", redact.URL(a.cloud.placement), "microversion", a.pc.Microversion(), "auth", a.cloud.sess.String())
 	return w, nil
 }

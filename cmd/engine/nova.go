@@ -49,22 +49,38 @@ const novaSignature = "COMPUTE_NET_ATTACH_INTERFACE"
 
 // cmdNovaConfig prints the nova.conf settings and the provider-config YAML
 // that let nova-compute and this engine share providers without a fight.
-// With a scope ([scope] or [coord]), nova's $COMPUTE_NODE rule would mark
-// nodes the engine does not manage, so the nodes in scope are listed
-// through the plugin and named one by one.
+// When the scope is one conductor group, the nova-compute with that
+// partition_key serves exactly the engine's nodes, so $COMPUTE_NODE names
+// them all, enrolled later or not. Any other scope ([scope] shards,
+// several groups, [coord]) would make $COMPUTE_NODE mark nodes the engine
+// does not manage, so the nodes in scope are listed through the plugin and
+// named one by one (stale at the next enrolment: validate says so).
 func cmdNovaConfig(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return err
 	}
+	if group, ok := novaPartition(cfg); ok && len(cfg.Nova.ComputeHosts) == 0 {
+		return fmt.Errorf("[scope] conductor_groups = [%q] is nova's [ironic] partition_key, which nova refuses without "+
+			"[ironic] peer_list: set [nova] compute_hosts to the host names of the nova-computes serving that group", group)
+	}
 	var nodes []string
-	if scoped(cfg) {
+	if _, ok := novaPartition(cfg); scoped(cfg) && !ok {
 		if nodes, err = nodesInScope(ctx, cfg, log); err != nil {
 			return err
 		}
 	}
 	fmt.Fprint(out, novaConfigText(cfg, nodes))
 	return nil
+}
+
+// novaPartition returns the engine's one conductor group when that is its
+// whole scope: what a nova-compute's partition_key serves.
+func novaPartition(cfg *config.Config) (string, bool) {
+	if len(cfg.Scope.ConductorGroups) != 1 || len(cfg.Scope.Shards) > 0 || cfg.Coord.Partitions > 0 || len(cfg.Coord.Shards) > 0 {
+		return "", false
+	}
+	return cfg.Scope.ConductorGroups[0], true
 }
 
 func scoped(cfg *config.Config) bool {
@@ -127,8 +143,10 @@ func novaConfigText(cfg *config.Config, nodes []string) string {
 	fmt.Fprintf(&b, "[compute]\nprovider_config_location = %s\n", dir)
 	fmt.Fprintf(&b, "\n[workarounds]\n# must equal [nova] skip_reserve_in_use_ironic_nodes in the engine's config\n")
 	fmt.Fprintf(&b, "skip_reserve_in_use_ironic_nodes = %v\n", cfg.Nova.SkipReserveInUse)
-	if len(cfg.Scope.ConductorGroups) == 1 {
-		fmt.Fprintf(&b, "\n[ironic]\n# the nova-compute(s) of this engine's conductor group\npartition_key = %s\n", cfg.Scope.ConductorGroups[0])
+	if group, ok := novaPartition(cfg); ok {
+		fmt.Fprintf(&b, "\n[ironic]\n# the nova-computes of this engine's conductor group, and only them: $COMPUTE_NODE below\n"+
+			"# then names every node of the group, enrolled later too (no restart needed)\n")
+		fmt.Fprintf(&b, "partition_key = %s\npeer_list = %s\n", group, strings.Join(cfg.Nova.ComputeHosts, ","))
 	}
 	fmt.Fprintf(&b, "\n# engine config (%s):\n#   [nova]\n#   beside = true\n", "this file's [nova] section")
 	if !cfg.Nova.Beside {
@@ -150,6 +168,11 @@ func novaConfigText(cfg *config.Config, nodes []string) string {
 	if nodes == nil {
 		entry("'$COMPUTE_NODE'")
 		return b.String()
+	}
+	fmt.Fprintf(&b, "  # The nodes in scope now, by uuid: nova reads this file only at start, so re-run\n"+
+		"  # `engine nova-config` and restart nova-compute after enrolling nodes (`engine validate` says when).\n")
+	if len(cfg.Scope.Shards) == 1 {
+		fmt.Fprintf(&b, "  # (nova >= 28: [ironic] shard = %s would let '$COMPUTE_NODE' cover the shard instead)\n", cfg.Scope.Shards[0])
 	}
 	if len(nodes) == 0 {
 		fmt.Fprintf(&b, "  []  # no node in this engine's scope\n")
@@ -192,6 +215,9 @@ func findNovaWriters(ctx context.Context, pc *placement.Client, owner string) (n
 // configure, and fails when the two would fight.
 func checkNova(ctx context.Context, pc *placement.Client, cfg *config.Config, known []string, v validation) error {
 	owner := engine.OwnerTrait(cfg.Engine.ID)
+	if err := checkOwnerNova(ctx, pc, cfg, v); err != nil {
+		return err
+	}
 	w, err := findNovaWriters(ctx, pc, owner)
 	if err != nil {
 		return err
@@ -207,8 +233,10 @@ func checkNova(ctx context.Context, pc *placement.Client, cfg *config.Config, kn
 			"the two rewrite each other's reserved values; set [nova] beside = true and configure nova as `engine nova-config` prints",
 			len(shared), shared[0])
 	case len(lostMarker) > 0:
-		return fmt.Errorf("the owner marker %s disappeared from %d providers this engine managed (e.g. %s): nova-compute strips it; "+
-			"install the provider config `engine nova-config` prints and restart nova-compute", owner, len(lostMarker), lostMarker[0])
+		return fmt.Errorf("nova's provider config is stale or missing: the owner marker %s disappeared from %d providers this engine manages "+
+			"(e.g. %s), so nova-compute does not know them as the engine's (nodes enrolled after `engine nova-config` listed the scope "+
+			"by uuid, or nova-compute not restarted since): re-run `engine nova-config`, install it and restart nova-compute, "+
+			"which reads provider configs only at start", owner, len(lostMarker), lostMarker[0])
 	case len(w.unmarked) > 0:
 		v.note("nova-compute writes %d providers without the owner marker %s (e.g. %s): if they are this engine's nodes, "+
 			"install the provider config `engine nova-config` prints and restart nova-compute; the engine adopts them then",
@@ -220,6 +248,30 @@ func checkNova(ctx context.Context, pc *placement.Client, cfg *config.Config, kn
 	}
 	v.ok("nova-compute writes %d providers, %d with this engine's marker (nova's provider config): beside nova", len(w.nova), len(shared))
 	return nil
+}
+
+// checkOwnerNova warns when a nova >= 34 scheduler would hide the
+// engine's providers: once every nova-compute reports service version 73,
+// nova's owner_nova_filter requires OWNER_NOVA on root providers. Beside
+// nova, nova writes it itself; alone, only provider.marker_traits can.
+func checkOwnerNova(ctx context.Context, pc *placement.Client, cfg *config.Config, v validation) error {
+	if cfg.Nova.Beside || slices.Contains(cfg.Provider.MarkerTraits, engine.OwnerNova) {
+		return nil
+	}
+	ps, err := pc.ListProviders(ctx, url.Values{"required": {engine.OwnerNova}})
+	if err != nil && !strings.Contains(err.Error(), "No such trait") {
+		return fmt.Errorf("list providers (required=%s): %w", engine.OwnerNova, err)
+	}
+	if len(ps) > 0 {
+		v.warn("%d providers carry %s (e.g. %s): nova >= 34 reports here, and once every nova-compute runs it, nova's scheduler "+
+			"requires %s on root providers and never offers this engine's; add it to provider.marker_traits if nova schedules onto them",
+			len(ps), engine.OwnerNova, ps[0].UUID, engine.OwnerNova)
+	}
+	return nil
+}
+
+func (v validation) warn(format string, args ...any) {
+	fmt.Fprintf(v.out, "warn  "+format+"\n", args...)
 }
 
 func intersect(a, b []string) []string {

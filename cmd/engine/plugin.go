@@ -22,6 +22,9 @@ func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, l
 	if len(args) > 0 && args[0] == "new" {
 		return cmdPluginNew(args[1:], out)
 	}
+	if len(args) > 0 && args[0] == "compile" {
+		return cmdPluginCompile(ctx, args[1:], out, log)
+	}
 	if len(args) == 0 || args[0] != "inspect" {
 		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
 	}
@@ -71,6 +74,7 @@ func printInfo(out io.Writer, info wasmhost.Info) {
 	fmt.Fprintf(out, "capabilities:  %s\n", none(ops))
 	fmt.Fprintf(out, "host imports:  %s\n", none(info.Imports))
 	fmt.Fprintf(out, "services:      %s\n", serviceList(info.Services))
+	fmt.Fprintf(out, "sha256:        %s\n", info.SHA256)
 }
 
 // pluginCacheDir is where compiled plugins are kept when the config does

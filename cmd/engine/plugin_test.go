@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -21,7 +23,10 @@ func TestPluginInspect(t *testing.T) {
 	if code := run(context.Background(), []string{"plugin", "inspect", wasm}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	wb, _ := os.ReadFile(wasm)
+	sum := sha256.Sum256(wb)
 	for _, want := range []string{"abi version:   1\n", "name:          fake\n", "version:       1\n",
+		"sha256:        " + hex.EncodeToString(sum[:]) + "\n",
 		"capabilities:  confirm_deleted\n",
 		"host imports:  rpengine.http_request, rpengine.http_response_read"} {
 		if !strings.Contains(out.String(), want) {

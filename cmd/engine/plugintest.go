@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/conformance"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
@@ -45,9 +46,10 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 	o := conformance.Options{Path: files[0],
 		Host: wasmhost.Options{CacheDir: pluginCacheDir(), Logger: log}}
 	if *cfgPath != "" {
-		cfg, err := loadConfig(*cfgPath)
+		// The kit never calls Placement: the config need not name one.
+		cfg, err := config.LoadPlugin(*cfgPath)
 		if err != nil {
-			return err
+			return configError{err}
 		}
 		c, err := openCloud(ctx, cfg, log)
 		if err != nil {
@@ -57,6 +59,7 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 			return fmt.Errorf("plugin.config: %w", err)
 		}
 		o.Host = c.pluginOptions(cfg, log)
+		o.Host.SHA256 = "" // plugin.sha256 pins plugin.path, not the file under test
 	}
 	enc := json.NewEncoder(out)
 	failed, total := 0, 0

@@ -74,12 +74,17 @@ func TestPluginTestFailsBrokenPlugins(t *testing.T) {
 		fail   []string
 		skip   []string
 	}{
-		// The hostile plugin declares no version and no services; here it
-		// also spins in list_instances past a short timeout.
+		// The hostile plugin declares no services (unchecked, so services
+		// is skipped); here it also spins in list_instances past a short
+		// timeout.
 		{"hostile spin", hostile, "timeout = \"2s\"\n[plugin.config]\nattack = \"spin\"\nin = \"list_instances\"\n",
-			[]string{"describe", "list_instances", "listings_agree"}, nil},
+			[]string{"list_instances", "listings_agree"}, []string{"services"}},
 		{"hostile ungranted service", hostile, "[plugin.config]\nattack = \"service\"\nservice = \"baremetal\"\n",
-			[]string{"describe", "list_nodes"}, []string{"memory"}},
+			[]string{"list_nodes"}, []string{"memory", "services"}},
+		// Binary records answered though only JSON was offered: the host
+		// refuses them (ABI §4), so the kit must fail the plugin.
+		{"raw rpb1 to a JSON-only host", guesttest.Build(t, "../../plugins/hostile/raw"), "[plugin.config]\nrepeat = { head = " + tomlString(rpb1Answer()) + ", count = 0 }\n",
+			[]string{"encodings_agree"}, nil},
 		{"raw bad signature", guesttest.Build(t, "../../plugins/hostile/raw", "badsig"), "",
 			[]string{"abi"}, []string{"configure", "list_nodes", "services"}},
 		{"raw incomplete", guesttest.Build(t, "../../plugins/hostile/raw"), "[plugin.config]\nx = \"incomplete\"\n",

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"reflect"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -38,14 +39,19 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	level := new(slog.LevelVar)
 	log = slog.New(ops.Leveled(log.Handler(), level))
 
-	listen := cfg.Server.Listen
-	if listen != "" {
-		addr, stop, err := o.Serve(listen, log)
+	listen := serveConfig(cfg)
+	if listen.Listen != "" {
+		addrs, stop, err := o.ServeWith(listen, log)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addr)
+		if len(addrs) > 1 {
+			log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+			log.Info("serving /metrics", "metrics_addr", addrs[1])
+		} else {
+			log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+		}
 	}
 
 	// [coord]: several engines share the fleet through etcd (coord.go).
@@ -68,8 +74,8 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 			if err == nil {
 				dw := w.(*daemonSetup)
 				watched.Store(dw.cfg.Plugin)
-				if dw.cfg.Server.Listen != listen {
-					log.Warn("server.listen changed: it takes effect at the next restart", "listening", listen)
+				if now := serveConfig(dw.cfg); !reflect.DeepEqual(now, listen) {
+					log.Warn("[server] listeners changed: they take effect at the next restart", "listening", listen.Listen)
 				}
 			}
 			return co.wrap(w), err
@@ -81,6 +87,12 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		Jitter: jitter,
 	}
 	return loop.Run(ctx)
+}
+
+// serveConfig is what [server] says of the HTTP listeners.
+func serveConfig(cfg *config.Config) ops.ServeConfig {
+	s := cfg.Server
+	return ops.ServeConfig{Listen: s.Listen, MetricsListen: s.MetricsListen, WebConfigFile: s.WebConfigFile, AllowedHosts: s.AllowedHosts}
 }
 
 // pluginPoll is how often the plugin file is checked for a new build.

@@ -78,7 +78,7 @@ cache_dir = %q
 	good := config(grant)
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"validate", "--config", good}, &out, &errb); code != 0 {
-		t.Fatalf("validate with the README's %s: exit %d\n%s%s", grant, code, out.String(), errb.String())
+		t.Fatalf("validate with the manual's %s: exit %d\n%s%s", grant, code, out.String(), errb.String())
 	}
 	if want := "ok    plugin services: baremetal (type baremetal); all granted"; !strings.Contains(out.String(), want) {
 		t.Errorf("validate output lacks %q:\n%s", want, out.String())
@@ -91,7 +91,7 @@ cache_dir = %q
 	}
 	json.Unmarshal(out.Bytes(), &rep)
 	if _, ok := fake.Provider(u); code != 0 || rep.Created != 1 || !ok {
-		t.Fatalf("once with the README's %s: exit %d, report %+v\n%s", grant, code, rep, errb.String())
+		t.Fatalf("once with the manual's %s: exit %d, report %+v\n%s", grant, code, rep, errb.String())
 	}
 
 	bad := config(`ironic = "catalog:baremetal"`)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // openState loads the engine's state from engine.state_file, or from the
@@ -30,7 +31,8 @@ func (c *cloud) openState(cfg *config.Config, log *slog.Logger) (*engine.State, 
 		return nil, fmt.Errorf("engine.state_file: %w", err)
 	}
 	if err != nil {
-		log.Warn("state cache ignored", "err", err)
+		// A file from before keys were redacted may quote a credential.
+		log.Warn("state cache ignored", "err", redact.Text(err.Error(), c.placement))
 	}
 	c.microversion = st.Microversion()
 	return st, nil

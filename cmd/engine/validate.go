@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -34,11 +35,11 @@ func (c *cloud) describeAuth() string {
 func (c *cloud) resolved(cfg *config.Config) []string {
 	var out []string
 	if cfg.Placement.Endpoint == "" {
-		out = append(out, "placement = "+c.placement)
+		out = append(out, "placement = "+redact.URL(c.placement))
 	}
 	for name, v := range cfg.Plugin.Services {
 		if c.services[name] != v {
-			out = append(out, fmt.Sprintf("plugin.services.%s (%s) = %s", name, v, c.services[name]))
+			out = append(out, fmt.Sprintf("plugin.services.%s (%s) = %s", name, v, redact.URL(c.services[name])))
 		}
 	}
 	sort.Strings(out)
@@ -59,9 +60,10 @@ func reachServices(ctx context.Context, o wasmhost.Options, v validation) error 
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		url := o.Services[name]
+		raw := o.Services[name]
+		url := redact.URL(raw) // what the messages show
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+		req, err := http.NewRequestWithContext(ctx, "GET", raw, nil)
 		if err != nil {
 			cancel()
 			return fmt.Errorf("plugin.services.%s: %w", name, err)
@@ -93,13 +95,22 @@ func checkListen(cfg *config.Config, v validation) {
 		v.note("server.listen not set: no metrics, health checks or status page")
 		return
 	}
-	ln, err := net.Listen("tcp", cfg.Server.Listen)
-	if err != nil {
-		v.note("server.listen %s: %v (a running daemon may hold it)", cfg.Server.Listen, err)
-		return
+	for _, l := range [][2]string{{"server.listen", cfg.Server.Listen}, {"server.metrics_listen", cfg.Server.MetricsListen}} {
+		key, addr := l[0], l[1]
+		if addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			v.note("%s %s: %v (a running daemon may hold it)", key, addr, err)
+			continue
+		}
+		ln.Close()
+		v.ok("%s %s is free", key, addr)
 	}
-	ln.Close()
-	v.ok("server.listen %s is free", cfg.Server.Listen)
+	if cfg.Server.WebConfigFile != "" {
+		v.ok("server.web_config_file %s: TLS and basic auth as it says", cfg.Server.WebConfigFile)
+	}
 }
 
 func operations(info wasmhost.Info) string {

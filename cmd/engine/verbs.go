@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // errCycleFailed: the cycle ran and reported its errors already.
@@ -102,6 +103,9 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 		return err
 	}
 	v.ok("config %s", path)
+	for _, w := range cfg.Warnings() {
+		v.note("%s", w)
+	}
 	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
@@ -114,7 +118,7 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 	if err != nil {
 		return err
 	}
-	v.ok("placement %s at microversion %s", c.placement, pc.Microversion())
+	v.ok("placement %s at microversion %s", redact.URL(c.placement), pc.Microversion())
 	if err := checkNova(ctx, pc, cfg, knownProviders(cfg, c), v); err != nil {
 		return err
 	}

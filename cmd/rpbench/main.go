@@ -17,11 +17,11 @@ import (
 
 // options are rpbench's flags.
 type options struct {
-	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, goBench, command string
-	real, realRounds, prod, prodRounds                                        int
-	curveN, curveR                                                            int
-	curveC, curveKinds                                                        string
-	started                                                                   int64
+	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, eventsMD, goBench, command string
+	real, realRounds, prod, prodRounds                                                  int
+	curveN, curveR                                                                      int
+	curveC, curveKinds                                                                  string
+	started                                                                             int64
 }
 
 func parseFlags() options {
@@ -41,6 +41,7 @@ func parseFlags() options {
 	flag.IntVar(&o.curveR, "curve-rounds", 2, "cold-start curve: rounds at each concurrency")
 	flag.StringVar(&o.curveKinds, "curve-kinds", "prod,sqlite", "cold-start curve: which Placements (prod, sqlite)")
 	flag.StringVar(&o.reshaperMD, "reshaper", "", "Markdown of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
+	flag.StringVar(&o.eventsMD, "events", "", "Markdown of the event lag bench (TestEventLagBench's RPBENCH_EVENTS_OUT) to include")
 	flag.StringVar(&o.goBench, "gobench", "", "go test -bench output (scripts/bench-go.sh) to turn into ceiling rows and include")
 	flag.StringVar(&o.command, "command", "make bench", "the command named in the report")
 	flag.Int64Var(&o.started, "started", 0, "Unix time the whole bench started (to report its duration)")
@@ -92,7 +93,7 @@ func run(o options) error {
 	for _, inc := range []struct {
 		path string
 		f    func(string) (bench.Section, error)
-	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}} {
+	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}, {o.eventsMD, eventsSection}} {
 		if inc.path == "" {
 			continue
 		}
@@ -132,6 +133,8 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 			fmt.Fprintf(os.Stderr, "rpbench: | %s | %s | %s | %s | %s |\n", x.Metric, x.Fleet, x.Value, x.Goal, x.Met)
 		}
 	}
+	var sizes []int
+	var unlistedCPU []float64
 	for _, s := range strings.Split(o.sizes, ",") {
 		if strings.TrimSpace(s) == "" {
 			continue
@@ -140,10 +143,22 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("-sizes: %w", err)
 		}
-		if err := fakeSteps(ctx, o, n, salt, add); err != nil {
+		cpu, err := fakeSteps(ctx, o, n, salt, add)
+		if err != nil {
 			return nil, nil, err
 		}
+		sizes, unlistedCPU = append(sizes, n), append(unlistedCPU, cpu)
 	}
+	if len(sizes) > 1 {
+		add(bench.GrowthRow(sizes, unlistedCPU))
+	}
+	dir := filepath.Dir(o.plugin)
+	fmt.Fprintln(os.Stderr, "rpbench: plugins' first start, with and without compiling ahead")
+	first, err := bench.FirstStart(o.engineBin, []string{filepath.Join(dir, "vmware.wasm"), filepath.Join(dir, "ironic.wasm")})
+	if err != nil {
+		return nil, nil, err
+	}
+	add(first...)
 	if o.real > 0 {
 		if err := realSteps(ctx, o, salt, add); err != nil {
 			return nil, nil, err
@@ -172,8 +187,9 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 }
 
 // fakeSteps measures n nodes on the fake Placement, each step with a
-// fresh fake in a child process.
-func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...bench.Row)) error {
+// fresh fake in a child process. It returns the unlisted cycle's median
+// CPU, for the growth row.
+func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...bench.Row)) (float64, error) {
 	step := func(name string, f func(c *bench.Child) ([]bench.Row, error)) error {
 		fmt.Fprintf(os.Stderr, "rpbench: %s at %d nodes\n", name, n)
 		c, err := bench.StartFake()
@@ -186,17 +202,29 @@ func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...b
 		return err
 	}
 	if err := step("requests and CPU", func(c *bench.Child) ([]bench.Row, error) { return bench.Requests(ctx, c.URL, c.Bump, n, salt) }); err != nil {
-		return err
+		return 0, err
+	}
+	var unlistedCPU float64
+	if err := step("unlisted providers", func(c *bench.Child) (r []bench.Row, err error) {
+		r, unlistedCPU, err = bench.Unlisted(ctx, c, n, salt+500)
+		return r, err
+	}); err != nil {
+		return 0, err
 	}
 	if n <= 10000 {
+		if err := step("unchanged foreign-owned and blocked providers", func(c *bench.Child) ([]bench.Row, error) {
+			return bench.Unchanged(ctx, c, n, salt+600)
+		}); err != nil {
+			return 0, err
+		}
 		if err := step("cold-start ratio", func(c *bench.Child) ([]bench.Row, error) {
 			r, err := bench.ColdRatio(ctx, c.URL, "fake", n, 5, salt+100)
 			return []bench.Row{r}, err
 		}); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
+	return unlistedCPU, step("process RSS and restart", func(c *bench.Child) ([]bench.Row, error) {
 		return bench.Process(o.engineBin, o.plugin, c.URL, n, int(salt))
 	})
 }

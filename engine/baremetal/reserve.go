@@ -3,25 +3,31 @@ package baremetal
 import "github.com/rpengine/rpengine/hostabi"
 
 // ReservedReason says why a node must not receive new consumers; "" means
-// it is schedulable. The order is the order of the table in README.md.
+// it is schedulable. The order is the order of the reservation matrix in
+// docs/BEHAVIOUR.md.
 type ReservedReason string
 
-// The reasons, in the order of README.md's reservation matrix; the
-// unexported values are the Ironic states the rules compare against.
+// The reasons, in the order of docs/BEHAVIOUR.md's reservation matrix.
 const (
-	Schedulable             ReservedReason = ""
-	ReservedMaintenance     ReservedReason = "maintenance"
-	ReservedRetired         ReservedReason = "retired"
-	ReservedFault           ReservedReason = "fault"
-	ReservedPowerState      ReservedReason = "power_state"
-	ReservedProvision       ReservedReason = "provision_state"
-	ReservedTransition      ReservedReason = "target_provision_state"
-	ReservedInstance        ReservedReason = "instance"
-	ReservedQuarantined     ReservedReason = "quarantined"
-	ReservedPendingDeletion ReservedReason = "pending_deletion" // not listed, proven gone once
-	unknownPower                           = ""
-	errorPower                             = "error"
-	availableProvisioned                   = "available"
+	Schedulable         ReservedReason = ""
+	ReservedMaintenance ReservedReason = "maintenance"
+	ReservedRetired     ReservedReason = "retired"
+	ReservedFault       ReservedReason = "fault"
+	ReservedPowerState  ReservedReason = "power_state"
+	ReservedProvision   ReservedReason = "provision_state"
+	ReservedTransition  ReservedReason = "target_provision_state"
+	ReservedInstance    ReservedReason = "instance"
+	ReservedQuarantined ReservedReason = "quarantined"
+	// ReservedPendingDeletion: the node is not listed and proven gone
+	// once; the next proof deletes its provider.
+	ReservedPendingDeletion ReservedReason = "pending_deletion"
+)
+
+// The Ironic states the rules compare against.
+const (
+	unknownPower         = ""
+	errorPower           = "error"
+	availableProvisioned = "available"
 )
 
 // Reservation decides whether a bare-metal node is reserved. It is nova's

@@ -42,6 +42,9 @@ func (c *Client) GetConsumer(ctx context.Context, consumer string) (Consumer, er
 		got.Resources[rp] = a.Resources
 	}
 	if got.Exists() && len(out.Generation) > 0 && string(out.Generation) != "null" {
+		if err := validGeneration(Generation(out.Generation)); err != nil {
+			return Consumer{}, fmt.Errorf("consumer %s: consumer_%w", consumer, err)
+		}
 		got.Generation = out.Generation
 	}
 	return got, nil

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Microversions: MinVersion is what the engine needs (1.26: reserved may
@@ -59,6 +62,10 @@ type Config struct {
 	// Transport, if set, replaces the network (tests serve a handler
 	// in-process, so testing/synctest can run the backoff).
 	Transport http.RoundTripper
+	// MaxResponse caps one answer's body in bytes (0: DefaultMaxResponse);
+	// MaxProviders one listing's providers (0: DefaultMaxProviders).
+	MaxResponse  int64
+	MaxProviders int
 }
 
 // Client talks to one Placement. It is safe for concurrent use.
@@ -69,6 +76,9 @@ type Client struct {
 	retries  atomic.Int64
 	retry    Retry
 	log      *slog.Logger
+	maxBody  int64
+	maxList  int
+	shown    string // the endpoint as errors quote it, without credentials
 
 	trouble trouble // failed requests in a row (trouble.go)
 
@@ -80,6 +90,7 @@ type Client struct {
 // older than MinVersion is refused.
 func New(ctx context.Context, cfg Config) (*Client, error) {
 	c := &Client{retry: cfg.Retry.withDefaults(), log: cfg.Logger}
+	c.maxBody, c.maxList = cmp.Or(max(cfg.MaxResponse, 0), DefaultMaxResponse), cmp.Or(max(cfg.MaxProviders, 0), DefaultMaxProviders)
 	pc := cfg.Provider
 	if pc == nil {
 		pc = &gophercloud.ProviderClient{TokenID: cfg.Token}
@@ -107,6 +118,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
 		Type:           "placement",
 	}
+	c.shown = redact.URL(c.sc.Endpoint)
 	if v := cfg.Microversion; v != "" && !less(v, MinVersion) && !less(WantVersion, v) {
 		c.sc.Microversion, c.cached = v, true
 		return c, nil
@@ -155,7 +167,7 @@ func (c *Client) negotiate(ctx context.Context) (string, error) {
 		} `json:"versions"`
 	}
 	if err := c.do(ctx, "GET", "", nil, &doc, 200); err != nil {
-		return "", fmt.Errorf("placement version discovery at %s: %w", c.sc.Endpoint, err)
+		return "", fmt.Errorf("placement version discovery at %s: %w", c.shown, err)
 	}
 	for _, v := range doc.Versions {
 		if v.ID != "v1.0" {
@@ -163,14 +175,14 @@ func (c *Client) negotiate(ctx context.Context) (string, error) {
 		}
 		if less(v.MaxVersion, MinVersion) {
 			return "", fmt.Errorf("placement at %s supports microversions up to %s; this engine needs at least %s",
-				c.sc.Endpoint, v.MaxVersion, MinVersion)
+				c.shown, v.MaxVersion, MinVersion)
 		}
 		if less(v.MaxVersion, WantVersion) {
 			return v.MaxVersion, nil
 		}
 		return WantVersion, nil
 	}
-	return "", fmt.Errorf("placement at %s: no v1.0 API in the version document", c.sc.Endpoint)
+	return "", fmt.Errorf("placement at %s: no v1.0 API in the version document", c.shown)
 }
 
 // less compares "1.26"-style microversions.
@@ -202,6 +214,7 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 
 func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, ok []int) error {
 	u := c.sc.Endpoint + path
+	shown := c.shown + path // what errors quote: no credential
 	opts := &gophercloud.RequestOpts{JSONBody: in, OkCodes: ok}
 	if out != nil {
 		opts.KeepResponseBody = true
@@ -219,24 +232,31 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 			if ue.Actual == http.StatusNotAcceptable && c.cached {
 				c.stale.Store(true)
 			}
-			return decodeAPIError(method, u, ue.Actual, ue.ResponseHeader, ue.Body)
+			return decodeAPIError(method, shown, ue.Actual, ue.ResponseHeader, ue.Body)
 		}
-		return fmt.Errorf("%s %s: %w", method, u, err)
+		return fmt.Errorf("%s %s: %w", method, shown, err)
 	}
 	defer func() {
-		io.Copy(io.Discard, resp.Body) // drained bodies let the connection be reused
+		io.CopyN(io.Discard, resp.Body, maxDrain) // drained bodies let the connection be reused
 		resp.Body.Close()
 	}()
 	if out == nil {
 		return nil
 	}
+	if resp.ContentLength > c.maxBody {
+		return fmt.Errorf("%s %s: %w", method, shown, tooLarge(c.maxBody))
+	}
+	body := capBody(resp.Body, c.maxBody)
 	if d, ok := out.(interface{ decodeFrom(io.Reader) error }); ok {
-		err = d.decodeFrom(resp.Body)
+		err = d.decodeFrom(body)
 	} else {
-		err = json.NewDecoder(resp.Body).Decode(out)
+		err = json.NewDecoder(body).Decode(out)
+	}
+	if big := (errTooLarge{}); errors.As(err, &big) {
+		return fmt.Errorf("%s %s: %w", method, shown, big)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: malformed answer: %w", method, u, err)
+		return fmt.Errorf("%s %s: malformed answer: %w", method, shown, err)
 	}
 	return nil
 }

@@ -15,10 +15,12 @@ import (
 type providerList []Provider
 
 func (l *providerList) decodeFrom(r io.Reader) error {
-	return decodeProviders(r, true, func(p Provider) error {
-		*l = append(*l, p)
-		return nil
-	})
+	return listing{DefaultMaxProviders, true, l.add}.decodeFrom(r)
+}
+
+func (l *providerList) add(p Provider) error {
+	*l = append(*l, p)
+	return nil
 }
 
 // generationMap decodes the same listing into uuid -> generation and
@@ -27,13 +29,15 @@ func (l *providerList) decodeFrom(r io.Reader) error {
 type generationMap map[string]Generation
 
 func (m generationMap) decodeFrom(r io.Reader) error {
-	return decodeProviders(r, false, func(p Provider) error {
-		if _, dup := m[p.UUID]; dup {
-			return fmt.Errorf("provider %s listed twice", p.UUID)
-		}
-		m[p.UUID] = p.Generation
-		return nil
-	})
+	return listing{DefaultMaxProviders, false, m.add}.decodeFrom(r)
+}
+
+func (m generationMap) add(p Provider) error {
+	if _, dup := m[p.UUID]; dup {
+		return fmt.Errorf("provider %s listed twice", p.UUID)
+	}
+	m[p.UUID] = p.Generation
+	return nil
 }
 
 // decodeProviders calls each for every provider of a listing; names are
@@ -45,6 +49,7 @@ func decodeProviders(r io.Reader, names bool, each func(Provider) error) error {
 	if err := expect(dec, '{'); err != nil {
 		return err
 	}
+	found := false
 	for dec.PeekKind() == '"' {
 		key, err := readName(dec)
 		if err != nil {
@@ -56,6 +61,7 @@ func decodeProviders(r io.Reader, names bool, each func(Provider) error) error {
 			}
 			continue
 		}
+		found = true
 		if err := expect(dec, '['); err != nil {
 			return err
 		}
@@ -72,7 +78,10 @@ func decodeProviders(r io.Reader, names bool, each func(Provider) error) error {
 			return err
 		}
 	}
-	return expect(dec, '}')
+	if err := expect(dec, '}'); err != nil {
+		return err
+	}
+	return required("resource_providers", !found)
 }
 
 func decodeProvider(dec *jsontext.Decoder, names bool) (Provider, error) {

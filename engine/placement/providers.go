@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 )
 
 // ListProviders returns every provider matching query (nil = all) with
@@ -14,7 +15,7 @@ func (c *Client) ListProviders(ctx context.Context, query url.Values) ([]Provide
 	if len(query) > 0 {
 		path += "?" + query.Encode()
 	}
-	if err := c.do(ctx, "GET", path, nil, &out, 200); err != nil {
+	if err := c.do(ctx, "GET", path, nil, listing{c.maxList, true, out.add}, 200); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -29,7 +30,7 @@ func (c *Client) ProviderGenerations(ctx context.Context, query url.Values, size
 	if len(query) > 0 {
 		path += "?" + query.Encode()
 	}
-	if err := c.do(ctx, "GET", path, nil, out, 200); err != nil {
+	if err := c.do(ctx, "GET", path, nil, listing{c.maxList, false, out.add}, 200); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -39,6 +40,12 @@ func (c *Client) ProviderGenerations(ctx context.Context, query url.Values, size
 func (c *Client) GetProvider(ctx context.Context, uuid string) (Provider, error) {
 	var p Provider
 	err := c.do(ctx, "GET", "resource_providers/"+url.PathEscape(uuid), nil, &p, 200)
+	if err == nil && !strings.EqualFold(p.UUID, uuid) {
+		err = fmt.Errorf("get provider %s: answer names %s", uuid, quoteCut(p.UUID))
+	}
+	if err == nil {
+		err = validGeneration(p.Generation)
+	}
 	return p, err
 }
 
@@ -50,8 +57,11 @@ func (c *Client) CreateProvider(ctx context.Context, uuid, name string) (Provide
 	if err := c.do(ctx, "POST", "resource_providers", in, &p, 200); err != nil {
 		return p, err
 	}
-	if p.UUID != uuid || p.Generation == "" {
-		return p, fmt.Errorf("create provider %s: answer names %q with generation %q", uuid, p.UUID, p.Generation)
+	if p.UUID != uuid {
+		return p, fmt.Errorf("create provider %s: answer names %s", uuid, quoteCut(p.UUID))
+	}
+	if err := validGeneration(p.Generation); err != nil {
+		return p, fmt.Errorf("create provider %s: %w", uuid, err)
 	}
 	return p, nil
 }
@@ -66,7 +76,7 @@ func (c *Client) DeleteProvider(ctx context.Context, uuid string) error {
 func (c *Client) Inventories(ctx context.Context, uuid string) (Generation, map[string]Inventory, error) {
 	var out inventories
 	err := c.do(ctx, "GET", providerPath(uuid, "inventories"), nil, &out, 200)
-	return out.Generation, out.Inventories, err
+	return out.Generation, out.Inventories, complete(err, out.Generation, "inventories", out.Inventories == nil)
 }
 
 // SetInventories replaces the whole inventory, guarded by gen. An empty
@@ -84,7 +94,7 @@ func (c *Client) SetInventories(ctx context.Context, uuid string, gen Generation
 func (c *Client) Traits(ctx context.Context, uuid string) (Generation, []string, error) {
 	var out traitSet
 	err := c.do(ctx, "GET", providerPath(uuid, "traits"), nil, &out, 200)
-	return out.Generation, out.Traits, err
+	return out.Generation, out.Traits, complete(err, out.Generation, "traits", out.Traits == nil)
 }
 
 // SetTraits replaces the provider's traits, guarded by gen.
@@ -101,7 +111,7 @@ func (c *Client) SetTraits(ctx context.Context, uuid string, gen Generation, set
 func (c *Client) Aggregates(ctx context.Context, uuid string) (Generation, []string, error) {
 	var out aggregateSet
 	err := c.do(ctx, "GET", providerPath(uuid, "aggregates"), nil, &out, 200)
-	return out.Generation, out.Aggregates, err
+	return out.Generation, out.Aggregates, complete(err, out.Generation, "aggregates", out.Aggregates == nil)
 }
 
 // SetAggregates replaces the provider's aggregates, guarded by gen.
@@ -121,7 +131,7 @@ func (c *Client) Usages(ctx context.Context, uuid string) (Generation, map[strin
 		Usages     map[string]int64 `json:"usages"`
 	}
 	err := c.do(ctx, "GET", providerPath(uuid, "usages"), nil, &out, 200)
-	return out.Generation, out.Usages, err
+	return out.Generation, out.Usages, complete(err, out.Generation, "usages", out.Usages == nil)
 }
 
 func providerPath(uuid, sub string) string {
@@ -143,11 +153,31 @@ type aggregateSet struct {
 	Aggregates []string   `json:"aggregates"`
 }
 
+// complete checks that a read's answer held the generation and the key
+// asked for: read as empty, a missing key would be "corrected" by a write.
+func complete(err error, g Generation, key string, missing bool) error {
+	if err != nil {
+		return err
+	}
+	if g == "" {
+		return fmt.Errorf("placement answered a read of %s without resource_provider_generation", key)
+	}
+	if missing {
+		return fmt.Errorf("placement answered a read without %q", key)
+	}
+	return validGeneration(g)
+}
+
 // written checks that a successful write's answer carries the new
 // generation: without it the next write could not be guarded.
 func written(g Generation, err error) (Generation, error) {
 	if err == nil && g == "" {
 		return "", fmt.Errorf("placement answered a write without resource_provider_generation")
+	}
+	if err == nil {
+		if err = validGeneration(g); err != nil {
+			return "", fmt.Errorf("placement answered a write with %w", err)
+		}
 	}
 	return g, err
 }

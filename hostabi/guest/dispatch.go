@@ -90,6 +90,9 @@ func handle(p Plugin, export string, in []byte) any {
 		setErr(&r.Error, err)
 		return r
 	}
+	if r, ok := handleEvents(p, export, in); ok {
+		return r
+	}
 	return hostabi.Error{Error: "unknown operation " + export}
 }
 
@@ -116,6 +119,7 @@ func describe(p Plugin) hostabi.DescribeResponse {
 	if _, ok := p.(DeletionChecker); ok {
 		r.Operations = append(r.Operations, hostabi.ExportConfirmDeleted)
 	}
+	r.Operations = append(r.Operations, eventOperations(p)...)
 	if s, ok := p.(ServiceUser); ok {
 		r.Services = append([]hostabi.Service{}, s.Services()...) // never nil: declared
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Method is how the engine authenticates.
@@ -27,7 +29,7 @@ const (
 var Methods = []Method{NoAuth, Password, ApplicationCredential, Cloud, Env}
 
 // Config says how to authenticate. Fields apply as Method says; see
-// README.md's [auth] keys.
+// docs/CONFIGURATION.md's [auth] keys.
 type Config struct {
 	Method Method
 
@@ -88,7 +90,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	pc, err := openstack.NewClient(r.ao.IdentityEndpoint)
 	if err != nil {
-		return nil, fmt.Errorf("auth_url %q: %w", r.ao.IdentityEndpoint, err)
+		return nil, fmt.Errorf("auth_url %q: %w", redact.URL(r.ao.IdentityEndpoint), err)
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = r.tls
@@ -96,7 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	pc.ReauthBeforeTokenExpiration = orDefault(cfg.RefreshBefore, defaultRefreshBefore)
 	pc.UserAgent.Prepend("rpengine")
 	r.ao.AllowReauth = true // a 401 re-authenticates once, then retries
-	where := r.ao.IdentityEndpoint + " (" + r.who + ")"
+	where := redact.URL(r.ao.IdentityEndpoint) + " (" + r.who + ")"
 	if err := openstack.AuthenticateV3(ctx, pc, &r.ao, gophercloud.EndpointOpts{}); err != nil {
 		return nil, explain(where, err)
 	}

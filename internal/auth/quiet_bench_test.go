@@ -11,15 +11,9 @@ import (
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/auth"
 	"github.com/rpengine/rpengine/internal/testing/keystonetest"
+	"github.com/rpengine/rpengine/internal/testing/memsource"
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
-
-type nodes []hostabi.Node
-
-func (n nodes) ListNodes(context.Context, hostabi.ListNodesRequest) ([]hostabi.Node, error) {
-	return n, nil
-}
-func (nodes) ListInstances(context.Context) ([]hostabi.Instance, error) { return nil, nil }
 
 // BenchmarkQuietCycleRefreshBeforeAboveLifetime is a quiet cycle of 36
 // nodes through Keystone when auth.refresh_before (1 h) is above the
@@ -43,12 +37,12 @@ func BenchmarkQuietCycleRefreshBeforeAboveLifetime(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var src nodes
+	var nodes []hostabi.Node
 	for i := range 36 {
-		src = append(src, hostabi.Node{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), ResourceClass: "gold",
+		nodes = append(nodes, hostabi.Node{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), ResourceClass: "gold",
 			PowerState: "power on", ProvisionState: "available"})
 	}
-	eng := engine.New(src, pc, engine.Policy{OwnerTrait: engine.OwnerTrait("bench")}, engine.Options{}, nil, nil)
+	eng := engine.New(memsource.New(memsource.State{Nodes: nodes}), pc, engine.Policy{OwnerTrait: engine.OwnerTrait("bench")}, engine.Options{}, nil, nil)
 	if r := eng.Cycle(ctx); len(r.Errors) > 0 {
 		b.Fatal(r.Errors)
 	}

@@ -30,6 +30,13 @@ type Config struct {
 	Log       Log       `toml:"log"`
 	Coord     Coord     `toml:"coord"`
 	Nova      Nova      `toml:"nova"`
+	Events    Events    `toml:"events"`
+
+	// pluginOnly: loaded by LoadPlugin, for what runs the plugin alone.
+	pluginOnly bool
+	// secretFiles were read for [auth]; warnings are from Load.
+	secretFiles []string
+	warnings    []string
 }
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
@@ -65,11 +72,19 @@ type Placement struct {
 	// NewNamesPerCycle caps the custom traits and resource classes
 	// created per cycle; the rest wait for later cycles (0: default).
 	NewNamesPerCycle int `toml:"new_names_per_cycle"`
+	// MaxResponse caps one answer's body; MaxProviders one listing's
+	// providers. A larger answer is refused whole and the cycle writes
+	// nothing (docs/SECURITY.md).
+	MaxResponse  Size `toml:"max_response"`
+	MaxProviders int  `toml:"max_providers"`
 }
 
 // Plugin is the [plugin] table: the plugin file, its limits and grants.
 type Plugin struct {
-	Path        string   `toml:"path"`
+	Path string `toml:"path"`
+	// SHA256, if set, pins the plugin file's digest: other content is
+	// refused at load and at every reload (docs/SECURITY.md).
+	SHA256      string   `toml:"sha256"`
 	Timeout     Duration `toml:"timeout"`
 	MemoryLimit Size     `toml:"memory_limit"`
 	CacheDir    string   `toml:"cache_dir"`
@@ -96,21 +111,35 @@ type Plugin struct {
 }
 
 // Load reads and checks the file at path.
-func Load(path string) (*Config, error) {
+func Load(path string) (*Config, error) { return load(path, false) }
+
+// LoadPlugin is Load for a command that runs the plugin alone (engine
+// plugin test): Placement is not needed, so placement.endpoint is not
+// required and PluginOnly is true.
+func LoadPlugin(path string) (*Config, error) { return load(path, true) }
+
+// PluginOnly reports a config from LoadPlugin: nothing may call Placement.
+func (c *Config) PluginOnly() bool { return c.pluginOnly }
+
+func load(path string, pluginOnly bool) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := Parse(string(b), filepath.Dir(path))
+	c, err := parse(string(b), filepath.Dir(path), pluginOnly)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	c.warnReadable(path)
 	return c, nil
 }
 
 // Parse reads TOML text; dir resolves relative paths.
-func Parse(text, dir string) (*Config, error) {
+func Parse(text, dir string) (*Config, error) { return parse(text, dir, false) }
+
+func parse(text, dir string, pluginOnly bool) (*Config, error) {
 	c := defaults()
+	c.pluginOnly = pluginOnly
 	md, err := toml.Decode(text, c)
 	if err != nil {
 		var pe toml.ParseError
@@ -126,15 +155,13 @@ func Parse(text, dir string) (*Config, error) {
 		return nil, err
 	}
 	c.resolve(dir)
-	if err := c.grantsToServices(func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
-	}); err != nil {
+	if err := c.readSecrets(dir); err != nil {
 		return nil, err
 	}
-	return c, c.check()
+	if err := c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }); err != nil {
+		return nil, err
+	}
+	return c, errors.Join(c.check(), errors.Join(c.checkEvents(dir)...))
 }
 
 func defaults() *Config {
@@ -142,12 +169,14 @@ func defaults() *Config {
 		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
 			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
 			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
-		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns},
-		Plugin:    Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
-		Auth:      Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
-		Server:    Server{UnhealthyAfter: 3, History: 50},
-		Log:       Log{Level: "info"},
-		Coord:     defaultCoord(),
+		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns,
+			MaxResponse: placement.DefaultMaxResponse, MaxProviders: placement.DefaultMaxProviders},
+		Plugin: Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
+		Auth:   Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
+		Server: Server{UnhealthyAfter: 3, History: 50},
+		Log:    Log{Level: "info"},
+		Coord:  defaultCoord(),
+		Events: defaultEvents(),
 	}
 }
 
@@ -180,6 +209,7 @@ func (c *Config) resolve(dir string) {
 	}
 	c.Auth.CloudsFile = abs(c.Auth.CloudsFile)
 	c.Auth.CACert = abs(c.Auth.CACert)
+	c.Server.WebConfigFile = abs(c.Server.WebConfigFile)
 }
 
 func (c *Config) check() error {
@@ -196,17 +226,21 @@ func (c *Config) check() error {
 	req(c.Engine.DeleteGrace >= 0, "engine.delete_grace", "must not be negative")
 	req(c.Engine.DeleteLimit > 0 && c.Engine.DeleteLimit <= 1, "engine.delete_limit", "must be in (0, 1]")
 	req(c.Engine.StopTimeout > 0, "engine.stop_timeout", "must be positive")
-	req(c.Placement.Endpoint != "" || c.Auth.Method != "noauth", "placement.endpoint",
+	req(c.Placement.Endpoint != "" || c.Auth.Method != "noauth" || c.pluginOnly, "placement.endpoint",
 		"is required with auth.method = \"noauth\" (with Keystone, the catalog supplies it)")
 	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
 	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")
 	req(c.Plugin.Path != "", "plugin.path", "is required")
+	req(c.Plugin.SHA256 == "" || wasmhost.ValidSHA256(c.Plugin.SHA256), "plugin.sha256",
+		"must be 64 hex digits, as `engine plugin inspect` prints")
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
 	req(c.Plugin.MaxRecords >= 0, "plugin.max_records", "must not be negative")
 	req(c.Plugin.MaxFieldLength >= 0, "plugin.max_field_length", "must not be negative")
 	req(c.Plugin.MaxTraits >= 0, "plugin.max_traits", "must not be negative")
 	req(c.Placement.NewNamesPerCycle >= 0, "placement.new_names_per_cycle", "must not be negative")
+	req(c.Placement.MaxResponse >= 1<<20, "placement.max_response", "must be at least 1MiB")
+	req(c.Placement.MaxProviders > 0, "placement.max_providers", "must be at least 1")
 	if c.Plugin.Path != "" {
 		if fi, err := os.Stat(c.Plugin.Path); err != nil {
 			errs = append(errs, fmt.Errorf("plugin.path: %w (build it with `make plugins`)", err))

@@ -22,6 +22,10 @@ type Nova struct {
 	// ProviderConfig is where `engine nova-config` says the provider-config
 	// YAML goes (nova's [compute] provider_config_location).
 	ProviderConfig string `toml:"provider_config_location"`
+	// ComputeHosts are the [DEFAULT] host names of the nova-compute
+	// services that serve this engine's conductor group: nova's [ironic]
+	// peer_list, without which nova 26 refuses partition_key.
+	ComputeHosts []string `toml:"compute_hosts"`
 }
 
 // HoldIDs returns the project and user of this engine's hold consumers.
@@ -46,7 +50,11 @@ func (c *Config) checkNova() []error {
 		// nova's provider config takes custom traits only, and nova
 		// replaces every other trait with the node's own: any other
 		// marker would be stripped at each refresh and written back.
-		if !strings.HasPrefix(t, "CUSTOM_") && t != "COMPUTE_NODE" {
+		switch {
+		case t == "OWNER_NOVA":
+			errs = append(errs, fmt.Errorf("provider.marker_traits: OWNER_NOVA is nova's to write beside nova (nova.beside = true): "+
+				"nova >= 34 writes it on every provider it reports, and nova 26 strips it; leave it out"))
+		case !strings.HasPrefix(t, "CUSTOM_") && t != "COMPUTE_NODE":
 			errs = append(errs, fmt.Errorf("provider.marker_traits: %s cannot be kept beside nova (nova.beside = true): "+
 				"use COMPUTE_NODE (nova adds it) or CUSTOM_ traits (nova adds them from its provider config)", t))
 		}

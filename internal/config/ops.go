@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/prometheus/exporter-toolkit/web"
 )
 
 // Auth is [auth]: how the engine authenticates to the cloud. See README.md.
@@ -16,10 +18,13 @@ type Auth struct {
 	Cloud      string `toml:"cloud"`
 	CloudsFile string `toml:"clouds_file"`
 
-	AuthURL           string `toml:"auth_url"`
-	Username          string `toml:"username"`
-	UserID            string `toml:"user_id"`
-	Password          string `toml:"password"`
+	AuthURL  string `toml:"auth_url"`
+	Username string `toml:"username"`
+	UserID   string `toml:"user_id"`
+	Password string `toml:"password"`
+	// PasswordFile (and ApplicationCredentialSecretFile) hold the secret
+	// instead, read at load; see secrets.go for $CREDENTIALS_DIRECTORY.
+	PasswordFile      string `toml:"password_file"`
 	UserDomainName    string `toml:"user_domain_name"`
 	UserDomainID      string `toml:"user_domain_id"`
 	ProjectName       string `toml:"project_name"`
@@ -27,9 +32,10 @@ type Auth struct {
 	ProjectDomainName string `toml:"project_domain_name"`
 	ProjectDomainID   string `toml:"project_domain_id"`
 
-	ApplicationCredentialID     string `toml:"application_credential_id"`
-	ApplicationCredentialName   string `toml:"application_credential_name"`
-	ApplicationCredentialSecret string `toml:"application_credential_secret"`
+	ApplicationCredentialID         string `toml:"application_credential_id"`
+	ApplicationCredentialName       string `toml:"application_credential_name"`
+	ApplicationCredentialSecret     string `toml:"application_credential_secret"`
+	ApplicationCredentialSecretFile string `toml:"application_credential_secret_file"`
 
 	Region        string   `toml:"region"`
 	Interface     string   `toml:"interface"`
@@ -44,6 +50,12 @@ type Server struct {
 	Listen         string `toml:"listen"`
 	UnhealthyAfter int    `toml:"unhealthy_after"`
 	History        int    `toml:"history"`
+	// MetricsListen, if set, serves /metrics alone on its own address;
+	// WebConfigFile is a Prometheus web configuration file (TLS, basic
+	// auth); AllowedHosts extends the Host allow-list (docs/SECURITY.md).
+	MetricsListen string   `toml:"metrics_listen"`
+	WebConfigFile string   `toml:"web_config_file"`
+	AllowedHosts  []string `toml:"allowed_hosts"`
 }
 
 // Log is [log].
@@ -79,8 +91,8 @@ func (c *Config) checkAuth() []error {
 		"noauth":                 nil,
 		"env":                    {"region", "interface", "cacert"},
 		"cloud":                  {"cloud", "clouds_file", "region", "interface", "cacert"},
-		"password":               {"auth_url", "username", "user_id", "password", "user_domain_name", "user_domain_id", "project_name", "project_id", "project_domain_name", "project_domain_id", "region", "interface", "cacert"},
-		"application_credential": {"auth_url", "username", "user_id", "user_domain_name", "user_domain_id", "application_credential_id", "application_credential_name", "application_credential_secret", "region", "interface", "cacert"},
+		"password":               {"auth_url", "username", "user_id", "password", "password_file", "user_domain_name", "user_domain_id", "project_name", "project_id", "project_domain_name", "project_domain_id", "region", "interface", "cacert"},
+		"application_credential": {"auth_url", "username", "user_id", "user_domain_name", "user_domain_id", "application_credential_id", "application_credential_name", "application_credential_secret", "application_credential_secret_file", "region", "interface", "cacert"},
 	}[a.Method]
 	for _, k := range set {
 		if !slices.Contains(allowed, k) {
@@ -145,11 +157,12 @@ func (c *Config) checkAuth() []error {
 func (a Auth) fieldsSet() []string {
 	m := map[string]string{
 		"cloud": a.Cloud, "clouds_file": a.CloudsFile, "auth_url": a.AuthURL, "username": a.Username,
-		"user_id": a.UserID, "password": a.Password, "user_domain_name": a.UserDomainName,
+		"user_id": a.UserID, "password": a.Password, "password_file": a.PasswordFile, "user_domain_name": a.UserDomainName,
 		"user_domain_id": a.UserDomainID, "project_name": a.ProjectName, "project_id": a.ProjectID,
 		"project_domain_name": a.ProjectDomainName, "project_domain_id": a.ProjectDomainID,
 		"application_credential_id": a.ApplicationCredentialID, "application_credential_name": a.ApplicationCredentialName,
-		"application_credential_secret": a.ApplicationCredentialSecret, "region": a.Region,
+		"application_credential_secret":      a.ApplicationCredentialSecret,
+		"application_credential_secret_file": a.ApplicationCredentialSecretFile, "region": a.Region,
 		"interface": a.Interface, "cacert": a.CACert,
 	}
 	var out []string
@@ -189,6 +202,15 @@ func (c *Config) checkOps() []error {
 	if c.Server.Listen != "" {
 		_, _, err := net.SplitHostPort(c.Server.Listen)
 		req(err == nil, "server.listen", "%q is not host:port (e.g. \"127.0.0.1:9180\")", c.Server.Listen)
+	}
+	if c.Server.MetricsListen != "" {
+		_, _, err := net.SplitHostPort(c.Server.MetricsListen)
+		req(err == nil, "server.metrics_listen", "%q is not host:port (e.g. \"0.0.0.0:9181\")", c.Server.MetricsListen)
+		req(c.Server.Listen != "", "server.metrics_listen", "needs server.listen (the status page and probes)")
+	}
+	if c.Server.WebConfigFile != "" {
+		err := web.Validate(c.Server.WebConfigFile)
+		req(err == nil, "server.web_config_file", "%v", err)
 	}
 	req(c.Server.UnhealthyAfter >= 1, "server.unhealthy_after", "must be at least 1")
 	req(c.Server.History >= 1 && c.Server.History <= 10000, "server.history", "must be in [1, 10000]")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -45,16 +46,9 @@ const Headroom = 0.5
 func Run(ctx context.Context, o Options, report func(Result)) bool {
 	o.Host = withDefaults(o.Host)
 	s := &suite{o: o, used: map[string]int{}}
-	auth := o.Host.AuthHeader
-	s.o.Host.AuthHeader = func(service string) (string, string) {
-		s.mu.Lock()
-		s.used[service]++
-		s.mu.Unlock()
-		if auth != nil {
-			return auth(service)
-		}
-		return "", ""
-	}
+	// Requests are counted where they leave, whatever authenticates them
+	// (a Keystone token, a vCenter session or nothing).
+	s.o.Host.HTTPClient = counted(o.Host, s.count)
 	ok := true
 	stopped := ""
 	for _, c := range checks {
@@ -105,6 +99,8 @@ type suite struct {
 
 	mu   sync.Mutex
 	used map[string]int // requests per service, seen by the gate
+
+	quiet atomic.Int64 // log records dropped by the memory check
 }
 
 type check struct {
@@ -135,6 +131,12 @@ func (e skipError) Error() string { return e.msg }
 func skip(format string, args ...any) error { return skipError{fmt.Sprintf(format, args...)} }
 
 func isSkip(err error) bool { _, ok := err.(skipError); return ok }
+
+func (s *suite) count(service string) {
+	s.mu.Lock()
+	s.used[service]++
+	s.mu.Unlock()
+}
 
 // timed runs one plugin call and keeps the slowest.
 func (s *suite) timed(name string, f func() error) error {

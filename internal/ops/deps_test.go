@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
@@ -105,4 +106,28 @@ type answering struct{}
 
 func (answering) RoundTrip(*http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: 200, Status: "200 OK", Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
+// Keystone is failing when a login failed within the last interval, or
+// the token is past its expiry; a session renewing in time is not.
+func TestHealthNamesAFailingKeystone(t *testing.T) {
+	now := time.Now()
+	o := ops.New(func() time.Time { return now })
+	s := &session{expires: now.Add(time.Hour)}
+	o.Metrics.WatchAuth(s)
+	if ok, why := o.Healthy(); !ok {
+		t.Fatalf("healthz: %s", why)
+	}
+	s.failures.Store(1)
+	if ok, why := o.Healthy(); ok || !strings.Contains(why, "keystone failing") {
+		t.Fatalf("a failed login: healthz %v %s", ok, why)
+	}
+	now = now.Add(2 * time.Minute) // past the interval (1 minute by default), the token still valid
+	if ok, why := o.Healthy(); !ok {
+		t.Fatalf("an old failure: %s", why)
+	}
+	now = now.Add(2 * time.Hour) // the token expired and was not renewed
+	if ok, why := o.Healthy(); ok || !strings.Contains(why, "keystone failing") {
+		t.Fatalf("an expired token: healthz %v %s", ok, why)
+	}
 }

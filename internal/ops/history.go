@@ -98,6 +98,8 @@ func (o *Ops) Observe(ev engine.Event) {
 	}
 	o.nodes.observe(ev, o.now)
 	switch ev := ev.(type) {
+	case engine.NodesSynced:
+		o.nodes.nodesSynced()
 	case engine.ProviderWritten:
 		o.drift.add(DriftRow{Node: ev.Node, Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
 	case engine.ProviderOutcome:

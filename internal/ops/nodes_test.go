@@ -67,6 +67,8 @@ var filterCases = []struct{ query, want string }{
 	{"quarantine=no_class", nodeUUID(2) + " quarantined"},
 	{"state=quarantined", nodeUUID(2) + " quarantined"},
 	{"pending=1", nodeUUID(6) + " pending_deletion"},
+	{"reserved=quarantined", nodeUUID(2) + " quarantined"}, // fully reserved on doubt
+	{"reserved=pending_deletion", nodeUUID(6) + " pending_deletion"},
 	{"conflicts=1", nodeUUID(5) + " conflict"},
 	{"q=RACK1-N4", nodeUUID(4) + " schedulable"},
 	{"q=" + nodeUUID(7)[24:], nodeUUID(7) + " schedulable"},
@@ -97,6 +99,13 @@ func TestNodeTableFilters(t *testing.T) {
 	}
 	if _, html := get(t, h, "/?q=nomatch"); !strings.Contains(html, `id="node-none"`) {
 		t.Error("an empty result says nothing")
+	}
+	_, metrics := get(t, h, "/metrics")
+	for _, s := range []string{`rpengine_providers_reserved_on_doubt{reason="quarantined"} 1`,
+		`rpengine_providers_reserved_on_doubt{reason="pending_deletion"} 1`} {
+		if !strings.Contains(metrics, s) {
+			t.Errorf("/metrics lacks %q", s)
+		}
 	}
 }
 

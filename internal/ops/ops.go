@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Info describes the loaded configuration, for the status page. It holds
@@ -47,6 +48,7 @@ type Ops struct {
 	logged   bool      // a progress line was logged this cycle
 	reloadOK bool
 	reload   string // the last reload's result
+	bus      bus    // the event source, if any (bus.go)
 }
 
 // New starts recording. now is the clock (time.Now in production).
@@ -65,6 +67,7 @@ func (o *Ops) Configure(info Info) {
 	if info.History <= 0 {
 		info.History = 50
 	}
+	info.Placement = redact.URL(info.Placement) // the page has no authentication of its own
 	o.health.configure(info.Interval, info.UnhealthyAfter)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -144,11 +147,13 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 }
 
 // Ready answers /readyz: not while a service the engine needs is failing.
+// The event bus is not one of them (bus.go): its state is in the reason.
 func (o *Ops) Ready() (bool, string) {
 	if why := o.failing(); why != "" {
-		return false, why
+		return false, o.busReason(why)
 	}
-	return o.health.ready()
+	ok, why := o.health.ready()
+	return ok, o.busReason(why)
 }
 
 // Healthy answers /healthz: not while a service the engine needs is
@@ -193,6 +198,7 @@ type Status struct {
 	ReloadOK      bool
 	Cycles        []Cycle      // newest first
 	Failing       []Dependency // the outside services failing now
+	Bus           *BusState    // nil without [events]
 }
 
 // Snapshot copies the current status.
@@ -201,6 +207,7 @@ func (o *Ops) Snapshot() Status {
 	s.Ready, s.ReadyReason = o.Ready()
 	s.Healthy, s.HealthyReason = o.Healthy()
 	s.Failing = o.Failing()
+	s.Bus = o.busState()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s.Info, s.Running, s.Done, s.Total = o.info, o.running, o.done, o.total

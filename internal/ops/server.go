@@ -8,12 +8,18 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/prometheus/exporter-toolkit/web"
 )
 
 // Handler serves /metrics, /healthz, /readyz and the status page at /.
-func (o *Ops) Handler() http.Handler {
+func (o *Ops) Handler() http.Handler { return o.handler(true) }
+
+func (o *Ops) handler(metrics bool) *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", o.Metrics.Handler())
+	if metrics {
+		mux.Handle("GET /metrics", o.Metrics.Handler())
+	}
 	mux.HandleFunc("GET /healthz", probe(o.Healthy))
 	mux.HandleFunc("GET /readyz", probe(o.Ready))
 	mux.HandleFunc("GET /{$}", o.ServeStatus)
@@ -35,27 +41,87 @@ func probe(check func() (bool, string)) http.HandlerFunc {
 	}
 }
 
-// Serve listens on addr and serves Handler in the background. It returns
-// once listening (or failing to), so a bad address stops the daemon at
-// start; bound is the address got (addr may say port 0). stop shuts the
-// server down, waiting up to five seconds for requests in flight.
+// ServeConfig is [server]'s say on the HTTP endpoint (docs/SECURITY.md).
+type ServeConfig struct {
+	// Listen serves the status page, /healthz, /readyz and, unless
+	// MetricsListen is set, /metrics.
+	Listen string
+	// MetricsListen, if set, serves /metrics alone, on its own address.
+	MetricsListen string
+	// WebConfigFile, if set, is a Prometheus web configuration file: TLS
+	// and basic auth for both listeners, as every exporter reads it.
+	WebConfigFile string
+	// AllowedHosts are Host header names accepted besides the defaults
+	// (see hostCheck); "*" accepts any.
+	AllowedHosts []string
+}
+
+// Serve listens on addr and serves Handler in the background, with
+// ServeWith's defaults.
 func (o *Ops) Serve(addr string, log *slog.Logger) (bound string, stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
+	b, stop, err := o.ServeWith(ServeConfig{Listen: addr}, log)
 	if err != nil {
-		return "", nil, fmt.Errorf("server.listen %s: %w", addr, err)
+		return "", nil, err
 	}
-	srv := &http.Server{Handler: o.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	return b[0], stop, nil
+}
+
+// ServeWith listens as c says and serves in the background. It returns
+// once listening (or failing to), so a bad address or web config stops
+// the daemon at start; bound are the addresses got (Listen's first, then
+// MetricsListen's; they may say port 0). stop shuts the servers down,
+// waiting up to five seconds for requests in flight.
+func (o *Ops) ServeWith(c ServeConfig, log *slog.Logger) (bound []string, stop func(), err error) {
+	if err := web.Validate(c.WebConfigFile); err != nil {
+		return nil, nil, fmt.Errorf("server.web_config_file %s: %w", c.WebConfigFile, err)
+	}
+	type endpoint struct {
+		key, addr string
+		h         http.Handler
+	}
+	eps := []endpoint{{"server.listen", c.Listen, o.handler(c.MetricsListen == "")}}
+	if c.MetricsListen != "" {
+		m := http.NewServeMux()
+		m.Handle("GET /metrics", o.Metrics.Handler())
+		eps = append(eps, endpoint{"server.metrics_listen", c.MetricsListen, m})
+	}
+	var stops []func()
+	stopAll := func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	for _, ep := range eps {
+		ln, err := net.Listen("tcp", ep.addr)
+		if err != nil {
+			stopAll()
+			return nil, nil, fmt.Errorf("%s %s: %w", ep.key, ep.addr, err)
+		}
+		h := guarded(ep.h, newHostCheck(ep.addr, c.AllowedHosts))
+		bound = append(bound, ln.Addr().String())
+		stops = append(stops, serve(ln, h, c.WebConfigFile, log))
+	}
+	return bound, stopAll, nil
+}
+
+// serve runs one server on ln, with TLS and basic auth if the web config
+// says so, until the returned stop.
+func serve(ln net.Listener, h http.Handler, webConfig string, log *slog.Logger) (stop func()) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("status server stopped", "err", err)
+		// The toolkit logs its own start lines at info; the engine's one
+		// line says where it serves.
+		quiet := slog.New(slog.DiscardHandler)
+		if err := web.Serve(ln, srv, &web.FlagConfig{WebConfigFile: &webConfig}, quiet); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("status server stopped", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
-	return ln.Addr().String(), func() {
+	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
 		<-done
-	}, nil
+	}
 }

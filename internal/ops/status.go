@@ -122,7 +122,7 @@ func render(w http.ResponseWriter, t *template.Template, data any, status int) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(visible(buf.Bytes()))
 }
 
 // nodeCounts reads the newest cycle that listed nodes: a cycle whose

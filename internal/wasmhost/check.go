@@ -38,6 +38,8 @@ var required = map[string]signature{
 // exports must have this signature.
 var optional = map[string]signature{
 	hostabi.ExportConfirmDeleted: operation,
+	hostabi.ExportMapEvents:      operation,
+	hostabi.ExportReadNodes:      operation,
 }
 
 // wasiModule is the only import module besides hostabi.HostModule: the
@@ -51,6 +53,8 @@ type moduleInfo struct {
 	Optional []string `json:"optional"`
 	// Imports lists the host functions it imports, as "module.name".
 	Imports []string `json:"imports"`
+	// SHA256 is the digest of the bytes compiled, in hex.
+	SHA256 string `json:"sha256"`
 }
 
 // check refuses a module that lacks an export, declares one with the wrong

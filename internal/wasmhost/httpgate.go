@@ -3,12 +3,14 @@ package wasmhost
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -147,7 +149,7 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 	// got is the response body after headRoom bytes for the frame's head.
 	req, resp, got, err := g.send(ctx, h, target, body, cred)
 	if err != nil {
-		return none, nil, err
+		return none, nil, g.unaddressed(h.Service, err)
 	}
 	// One retry after a renewal: a token revoked or a session expired
 	// costs the plugin nothing; a credential the service keeps refusing
@@ -156,7 +158,7 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 		if rerr := cred.Renew(ctx, req); rerr != nil {
 			g.log.Warn("renewing the credential failed; the plugin gets the refusal", "service", h.Service, "err", rerr)
 		} else if _, resp, got, err = g.send(ctx, h, target, body, cred); err != nil {
-			return none, nil, err
+			return none, nil, g.unaddressed(h.Service, err)
 		}
 	}
 	out := hostabi.HTTPResponseHead{Status: resp.StatusCode, Header: make(map[string]string, len(resp.Header))}
@@ -238,17 +240,51 @@ func grantedList(names []string) string {
 // describe names a deadline as such: the guest should know it ran out of
 // time rather than see a bare "context deadline exceeded".
 func (g *gate) describe(ctx context.Context, err error) error {
+	err = unnamed(err)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		if d, ok := ctx.Deadline(); ok {
 			return fmt.Errorf("the call's deadline (%s) passed: %w", d.Format(time.RFC3339Nano), err)
 		}
 	}
-	// Drop the URL the net/http error would print: it may carry userinfo.
+	return err
+}
+
+// unnamed drops the URL a net/http error prints (it may carry userinfo)
+// and the address a network error names (ABI §6: a plugin never sees
+// where a service is): "dial tcp 10.0.0.5:6385: connect: connection
+// refused" becomes "dial: connect: connection refused".
+func unnamed(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err
+		err = ue.Err
+	}
+	var dns *net.DNSError
+	var op *net.OpError
+	var host x509.HostnameError
+	switch {
+	case errors.As(err, &dns):
+		return fmt.Errorf("name lookup failed: %s", dns.Err)
+	case errors.As(err, &host):
+		return errors.New("tls: the service's certificate is not valid for its host name")
+	case errors.As(err, &op) && op.Err != nil:
+		return fmt.Errorf("%s: %w", op.Op, unnamed(op.Err))
 	}
 	return err
+}
+
+// unaddressed is err as the plugin may see it: any address of service's
+// endpoint an error text still carries is replaced by the service's name.
+func (g *gate) unaddressed(service string, err error) error {
+	base, ok := g.services[service]
+	if !ok || base.Host == "" {
+		return err
+	}
+	msg := err.Error()
+	out := strings.NewReplacer(base.String(), "<"+service+">", base.Host, "<"+service+">", base.Hostname(), "<"+service+">").Replace(msg)
+	if out == msg {
+		return err
+	}
+	return errors.New(out)
 }
 
 // errorResponse is a response frame carrying only an error.

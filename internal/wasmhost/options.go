@@ -57,6 +57,10 @@ type Options struct {
 	// nor a test binary needs a hook.
 	HostCommand []string
 
+	// SHA256, if set, pins the plugin file's digest (hex): a file with
+	// other content is refused at load, reload and plugin host restart.
+	SHA256 string
+
 	// JSONAnswers offers the plugin no answer encoding but JSON, as hosts
 	// before hostabi.EncodingRecords did: the conformance kit checks that
 	// a plugin lists the same either way.

@@ -46,6 +46,9 @@ type Info struct {
 	// Services are the HTTP services the plugin declares it calls; nil
 	// when it declares none at all (an older plugin).
 	Services []hostabi.Service `json:"services"`
+	// SHA256 is the digest of the module loaded, in hex: the value for
+	// plugin.sha256.
+	SHA256 string `json:"sha256"`
 }
 
 // runner is where the sandbox runs: in this process, or in a plugin host
@@ -104,6 +107,7 @@ func open(ctx context.Context, path string, config []byte, configure bool, opts 
 	cfg := sandboxConfig{
 		CacheDir: opts.CacheDir, MemoryLimit: opts.MemoryLimit, MaxResponse: opts.MaxResponse,
 		Clock: opts.Clock, Configure: configure, Config: config, NoMemLimit: opts.noMemLimit,
+		SHA256: opts.SHA256,
 	}
 	var r runner
 	switch opts.Isolation {
@@ -141,7 +145,7 @@ func openWith(ctx context.Context, path string, opts Options, r runner, svc *eng
 	}
 	mod := r.info()
 	p.info = Info{ABIVersion: hostabi.Version, Name: d.Name, Version: d.Version, Imports: append([]string{}, mod.Imports...),
-		Operations: []string{}, Isolation: opts.Isolation.String(), Services: d.Services}
+		Operations: []string{}, Isolation: opts.Isolation.String(), Services: d.Services, SHA256: mod.SHA256}
 	for _, op := range mod.Optional {
 		if slices.Contains(d.Operations, op) {
 			p.info.Operations = append(p.info.Operations, op)
@@ -265,6 +269,11 @@ func (p *Plugin) decoder(out any, records func(*bufio.Reader) error, lists ...li
 	return func(r io.Reader) error {
 		br := bufio.NewReaderSize(r, 64<<10)
 		if records != nil && isRecords(br) {
+			if p.opts.JSONAnswers {
+				// ABI §4: an encoding the host did not offer is refused, as
+				// a host that knows only JSON would.
+				return &limitError{fmt.Sprintf("answer refused: in %s, which the host did not offer (only JSON)", hostabi.EncodingRecords)}
+			}
 			return records(br)
 		}
 		return decodeAnswer(br, p.opts.Limits, p.budget(), out, lists...)

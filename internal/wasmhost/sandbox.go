@@ -34,6 +34,9 @@ type sandboxConfig struct {
 	Interruptible bool `json:"interruptible,omitempty"`
 	// NoMemLimit leaves GOMEMLIMIT out (tests of the OOM it prevents).
 	NoMemLimit bool `json:"no_mem_limit,omitempty"`
+	// SHA256, if set, pins the module's digest (plugin.sha256): checked
+	// on the bytes compiled, in whichever process compiles them.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // sandbox runs one compiled plugin in this process: one wazero runtime,
@@ -79,6 +82,10 @@ func newSandbox(ctx context.Context, wasm []byte, cfg sandboxConfig, svc service
 }
 
 func (s *sandbox) load(ctx context.Context, wasm []byte) error {
+	digest, err := pinned(wasm, s.cfg.SHA256)
+	if err != nil {
+		return err
+	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, s.rt); err != nil {
 		return failure(KindHost, "wasi: %v", err)
 	}
@@ -97,6 +104,7 @@ func (s *sandbox) load(ctx context.Context, wasm []byte) error {
 	if err != nil {
 		return failure(KindRefused, "%v", err)
 	}
+	info.SHA256 = digest
 	s.compiled, s.info = compiled, info
 	return nil
 }

@@ -44,6 +44,11 @@ type config struct {
 
 type hostile struct{ cfg config }
 
+// Describe gives a name and a version but, as plugins older than
+// describe's "services" do, declares no services: the host (and the
+// conformance kit) leave its calls unchecked (ABI §2).
+func (h *hostile) Describe() (name, ver string) { return "hostile", "0" }
+
 // node is the one well-formed node every harmless answer carries.
 var node = hostabi.Node{UUID: "5d7e0f5c-0000-4000-8000-000000000001", Name: "decoy", ResourceClass: "baremetal"}
 

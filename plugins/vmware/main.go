@@ -8,11 +8,23 @@ import (
 	"github.com/rpengine/rpengine/plugins/vmware/vcenter"
 )
 
-// plugin adapts vcenter.Client to guest.Plugin and guest.DeletionChecker.
-// rt, when set (tests), carries the calls instead of guest.Transport.
+// plugin adapts vcenter.Client to guest.Plugin, guest.DeletionChecker,
+// guest.Describer and guest.ServiceUser. rt, when set (tests), carries
+// the calls instead of guest.Transport.
 type plugin struct {
-	c  *vcenter.Client
-	rt http.RoundTripper
+	c       *vcenter.Client
+	rt      http.RoundTripper
+	service string // the granted service's name, once configured
+}
+
+// Services declares the one service the plugin calls: vCenter, outside
+// the catalog, under the configured name ("vcenter" by default).
+func (p *plugin) Services() []hostabi.Service {
+	name := p.service
+	if name == "" {
+		name = "vcenter"
+	}
+	return []hostabi.Service{{Name: name}}
 }
 
 // version is the plugin's version, reported by describe (engine plugin
@@ -32,7 +44,7 @@ func (p *plugin) Configure(raw []byte) (string, error) {
 	if rt == nil {
 		rt = guest.Transport{}
 	}
-	p.c = vcenter.New(cfg, rt, logLine)
+	p.c, p.service = vcenter.New(cfg, rt, logLine), cfg.Service
 	return "vmware", nil
 }
 

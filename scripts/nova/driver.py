@@ -2,6 +2,12 @@
 """Drive nova 26.2.2's own reporting path (Debian's python3-nova) for tests.
 
 usage: driver.py DIR IRONIC_URL PLACEMENT_URL [--skip-reserve-in-use]
+                 [--extra-conf FILE] [--owner-nova]
+
+--extra-conf FILE is read after DIR/nova.conf (its options win): the lines
+an operator adds, e.g. exactly what `engine nova-config` prints.
+--owner-nova makes nova 26 report OWNER_NOVA on every provider, as nova 34
+(2026.2) does in ResourceTracker._get_traits.
 
 Builds the real nova.compute.manager.ComputeManager with
 compute_driver = ironic.IronicDriver (openstacksdk to Ironic with
@@ -122,8 +128,12 @@ def sync_dbs(d, ironic, placement):
 
 def main():
     d, ironic, placement = sys.argv[1], sys.argv[2].rstrip("/"), sys.argv[3].rstrip("/")
-    skip_reserve = "--skip-reserve-in-use" in sys.argv[4:]
+    opts = sys.argv[4:]
+    skip_reserve = "--skip-reserve-in-use" in opts
     conf = write_conf(d, ironic, placement, skip_reserve)
+    conf_args = ["--config-file", conf]
+    if "--extra-conf" in opts:
+        conf_args += ["--config-file", opts[opts.index("--extra-conf") + 1]]
     sync_dbs(d, ironic, placement)
 
     # As nova-compute starts (nova/cmd/__init__.py): eventlet's green
@@ -132,7 +142,7 @@ def main():
     from nova import config
     from nova import context as nova_context
     from nova import objects
-    config.parse_args(["driver.py", "--config-file", conf])
+    config.parse_args(["driver.py"] + conf_args)
     objects.register_all()
     from oslo_log import log as logging
     logging.setup(config.CONF, "nova")
@@ -146,6 +156,8 @@ def main():
         objects.Service(ctx, host=host, binary="nova-compute", topic="compute",
                         report_count=0).create()
 
+    if "--owner-nova" in opts:
+        owner_nova()
     cm = manager.ComputeManager()
     cm.driver.init_host(host)
     window = watch_window(cm, d, ctx, host)
@@ -178,6 +190,19 @@ def main():
         except Exception as e:  # reported to the test, which fails on it
             out = {"ok": False, "error": "%s: %s" % (type(e).__name__, e)}
         print(json.dumps(out), flush=True)
+
+
+def owner_nova():
+    """nova 34's resource tracker adds OWNER_NOVA to the traits of every
+    provider it reports (nova/compute/resource_tracker.py: _get_traits);
+    nova 26's does not. This adds it at the same place."""
+    from nova.compute import resource_tracker
+    get_traits = resource_tracker.ResourceTracker._get_traits
+
+    def _get_traits(self, context, nodename, provider_tree):
+        traits = get_traits(self, context, nodename, provider_tree)
+        return sorted(set(traits) | {"OWNER_NOVA"})
+    resource_tracker.ResourceTracker._get_traits = _get_traits
 
 
 def watch_window(cm, d, ctx, host):

@@ -16,37 +16,9 @@ import (
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
+	"github.com/rpengine/rpengine/internal/testing/memsource"
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
-
-// source is an in-memory inventory; listing may be held at a gate.
-type source struct {
-	mu      sync.Mutex
-	nodes   []hostabi.Node
-	gate    chan struct{} // if set, ListNodes waits for it (or ctx)
-	entered chan int      // if set, ListNodes sends it its call number first
-	calls   int
-}
-
-func (s *source) ListNodes(ctx context.Context, _ hostabi.ListNodesRequest) ([]hostabi.Node, error) {
-	s.mu.Lock()
-	s.calls++
-	gate, entered, nodes, call := s.gate, s.entered, slices.Clone(s.nodes), s.calls
-	s.mu.Unlock()
-	if entered != nil {
-		entered <- call
-	}
-	if gate != nil {
-		select {
-		case <-gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	return nodes, nil
-}
-
-func (s *source) ListInstances(context.Context) ([]hostabi.Instance, error) { return nil, nil }
 
 func nodeUUID(i int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", i) }
 
@@ -72,7 +44,7 @@ type conf struct {
 type rig struct {
 	t         *testing.T
 	fake      *placementfake.Server
-	src       *source
+	src       *memsource.Source
 	stateFile string
 	ops       *ops.Ops
 	logs      *syncBuffer
@@ -90,7 +62,7 @@ func newRig(t *testing.T, nodes int) *rig {
 	t.Helper()
 	fake := placementfake.New()
 	t.Cleanup(fake.Close)
-	return &rig{t: t, fake: fake, src: &source{nodes: fleet(nodes)},
+	return &rig{t: t, fake: fake, src: memsource.New(memsource.State{Nodes: fleet(nodes)}),
 		stateFile: filepath.Join(t.TempDir(), "state.json"), ops: ops.New(nil), logs: &syncBuffer{},
 		conf:   conf{markers: []string{"COMPUTE_NODE"}, interval: 5 * time.Millisecond, stopTimeout: time.Minute},
 		cycled: make(chan engine.Report, 100), concurrency: 4}

@@ -28,8 +28,11 @@ type Setup interface {
 type Settings struct {
 	Interval    time.Duration // between cycles, before jitter
 	StopTimeout time.Duration // longest wait for writes in flight on stop
-	LogLevel    slog.Level
-	Info        ops.Info
+	// FullInterval is the time between full cycles while an EventSetup's
+	// events flow (events.go); 0 or at most Interval: no difference.
+	FullInterval time.Duration
+	LogLevel     slog.Level
+	Info         ops.Info
 }
 
 // Loader builds a setup. stop closes when the daemon stops: the setup's
@@ -94,7 +97,12 @@ func (l *Loop) Run(ctx context.Context) error {
 		}
 		w = r.swap(w)
 
-		timer := time.NewTimer(time.Until(end.Add(l.wait(w))))
+		wait, soon := l.wait(w), followUp(w, rep)
+		if soon > 0 {
+			wait = min(wait, soon)
+		}
+		timer := time.NewTimer(time.Until(end.Add(wait)))
+		fallback := false
 		for waiting := true; waiting; {
 			select {
 			case <-ctx.Done():
@@ -102,7 +110,21 @@ func (l *Loop) Run(ctx context.Context) error {
 				l.Log.Info("stopped between cycles")
 				return nil
 			case <-timer.C:
+				if d := l.quiet(w, end); d > 0 && soon == 0 && !fallback { // events flow: the full cycle waits longer
+					timer.Reset(d)
+					continue
+				}
 				waiting = false
+			case b := <-hints(w):
+				// Events that cannot be trusted bring the full cycle back to
+				// engine.interval, the periodic engine's pace, never sooner:
+				// a stream of bad messages costs no more full cycles than
+				// running without events.
+				if why := l.syncNodes(ctx, w, b); why != "" && !fallback {
+					fallback = true
+					l.Log.Info("full cycle at engine.interval: events cannot be trusted", "why", why)
+					timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
+				}
 			case <-l.Reload:
 				r.request(w)
 			case res := <-r.results:
@@ -121,8 +143,16 @@ func (l *Loop) Run(ctx context.Context) error {
 // flight and starts no other. Only past the stop timeout is ctx cancelled,
 // cutting what is still in flight.
 func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	cctx, cancel := l.guard(ctx, w)
 	defer cancel()
+	l.Ops.CycleStarted()
+	return w.Cycle(cctx)
+}
+
+// guard is a context for the setup's work that a stop does not cancel
+// until the stop timeout has passed.
+func (l *Loop) guard(ctx context.Context, w Setup) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -140,8 +170,7 @@ func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
 		case <-cctx.Done():
 		}
 	}()
-	l.Ops.CycleStarted()
-	return w.Cycle(cctx)
+	return cctx, cancel
 }
 
 // finish saves the cache and records the cycle; it returns the end time.
@@ -175,14 +204,18 @@ func (l *Loop) finish(w Setup, r engine.Report, start time.Time, stopped bool) t
 }
 
 // cutBeforeAnyWrite says whether a cycle that saw the stop changed
-// nothing and failed only because of it: its listing was cancelled, or
-// the providers left were deferred.
+// nothing and failed only because of it: a plugin listing the stop cut
+// short (StoppableSource cancels it, whatever the plugin then says: a
+// Wasm plugin reports "canceled by the caller"), or the providers left
+// deferred.
 func cutBeforeAnyWrite(r engine.Report) bool {
-	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 {
+	if r.Created+r.Updated+r.Deleted > 0 || len(r.Errors) == 0 || r.Nova != nil && r.Nova.Placed+r.Nova.Released > 0 {
 		return false
 	}
 	for _, e := range r.Errors {
-		if e.Kind != engine.ErrDeferred && !strings.Contains(e.Message, context.Canceled.Error()) {
+		pluginListing := e.Kind == engine.ErrListing &&
+			(strings.HasPrefix(e.Message, "list nodes: ") || strings.HasPrefix(e.Message, "list instances: "))
+		if e.Kind != engine.ErrDeferred && !pluginListing && !strings.Contains(e.Message, context.Canceled.Error()) {
 			return false
 		}
 	}

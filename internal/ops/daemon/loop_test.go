@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/testing/memsource"
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
@@ -75,9 +76,10 @@ func TestStopMidCycleLosesNothing(t *testing.T) {
 // been written, so nothing needs finishing.
 func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 	r := newRig(t, 5)
-	r.src.gate, r.src.entered = make(chan struct{}), make(chan int, 1)
+	gate, entered := make(chan struct{}), make(chan int, 1)
+	r.src.Update(func(st *memsource.State) { st.Gate, st.Entered = gate, entered })
 	stop := r.start(nil)
-	<-r.src.entered
+	<-entered
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +92,29 @@ func TestStopDuringListingEndsTheCycleAtOnce(t *testing.T) {
 	}
 	if got := r.ops.Metrics.PluginCalls("list_nodes", "canceled"); got != 1 {
 		t.Fatalf("canceled listings counted %v", got)
+	}
+}
+
+// The same stop during a Wasm plugin's listing, which words the
+// cancellation its own way: no ERROR, no failed cycle.
+func TestStopDuringPluginListingIsNoFailure(t *testing.T) {
+	r := newRig(t, 5)
+	gate, entered := make(chan struct{}), make(chan int, 1)
+	r.src.Update(func(st *memsource.State) {
+		st.Gate, st.Entered = gate, entered
+		st.Canceled = errors.New("plugin ironic.wasm: list_nodes: timeout: canceled by the caller; its answer is discarded")
+	})
+	stop := r.start(nil)
+	<-entered
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.next()
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0].Message, "canceled by the caller") {
+		t.Fatalf("errors %v", rep.Errors)
+	}
+	if logs := r.logs.String(); strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "not counted") {
+		t.Fatalf("a stop during a listing logged:\n%s", logs)
 	}
 }
 
@@ -183,16 +208,12 @@ func TestReloadDuringACycleDropsNoCycle(t *testing.T) {
 	r.next()
 
 	gate, entered := make(chan struct{}), make(chan int, 1)
-	r.src.mu.Lock()
-	r.src.gate, r.src.entered = gate, entered
-	r.src.mu.Unlock()
+	r.src.Update(func(st *memsource.State) { st.Gate, st.Entered = gate, entered })
 	call := <-entered // the held cycle is listing; cycles before it may have run since
 	r.setConf(func(c *conf) { c.markers = []string{"COMPUTE_NODE", "CUSTOM_V2"} })
 	reload <- struct{}{}
 	r.waitFor(func() bool { return testutil.ToFloat64(r.ops.Metrics.Reloads("ok")) == 1 })
-	r.src.mu.Lock()
-	r.src.gate, r.src.entered = nil, nil
-	r.src.mu.Unlock()
+	r.src.Update(func(st *memsource.State) { st.Gate, st.Entered = nil, nil })
 	close(gate)
 
 	for range call - 2 {
@@ -235,16 +256,17 @@ func (r *rig) waitFor(ok func() bool) {
 // logged an ERROR and counted a failed cycle: it is neither.
 func TestStopDuringAQuietCycleIsNoFailure(t *testing.T) {
 	r := newRig(t, 5)
-	r.src.gate, r.src.entered = make(chan struct{}), make(chan int)
+	gate, entered := make(chan struct{}), make(chan int)
+	r.src.Update(func(st *memsource.State) { st.Gate, st.Entered = gate, entered })
 	stop := r.start(nil)
 	for range 2 { // the cold start, then one quiet cycle
-		<-r.src.entered
-		r.src.gate <- struct{}{} // lets this one listing through
+		<-entered
+		gate <- struct{}{} // lets this one listing through
 		if rep := r.next(); len(rep.Errors) > 0 {
 			t.Fatalf("cycle: %v", rep.Errors)
 		}
 	}
-	<-r.src.entered // the third listing hangs: SIGTERM now
+	<-entered // the third listing hangs: SIGTERM now
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}

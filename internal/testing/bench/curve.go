@@ -24,7 +24,7 @@ func ColdCurve(ctx context.Context, url string, n, rounds int, concs []int, salt
 		for r := range rounds {
 			s := salt + uint32(1000*ci+2*r)
 			eng := func() error {
-				e, err := NewEngine(ctx, url, &Source{Nodes: Fleet(n, s, "baremetal-gold")}, c)
+				e, err := NewEngine(ctx, url, source(Fleet(n, s, "baremetal-gold")), c)
 				if err != nil {
 					return err
 				}

@@ -1,38 +1,25 @@
 package bench
 
 import (
-	"context"
 	"fmt"
-	"slices"
-	"sync"
 
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/internal/testing/memsource"
 )
 
-// Source is an in-memory inventory source, so engine cost is measured
-// without the plugin.
-type Source struct {
-	mu    sync.Mutex
-	Nodes []hostabi.Node
+// source is the bench's inventory: the one in-memory source of the tests
+// (memsource), so engine cost is measured without the plugin.
+func source(nodes []hostabi.Node) *memsource.Source {
+	return memsource.New(memsource.State{Nodes: nodes})
 }
 
-// ListNodes returns a copy of the nodes.
-func (s *Source) ListNodes(context.Context, hostabi.ListNodesRequest) ([]hostabi.Node, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.Nodes), nil
-}
-
-// ListInstances returns none: the bench fleet has no instances.
-func (s *Source) ListInstances(context.Context) ([]hostabi.Instance, error) { return nil, nil }
-
-// Flip toggles maintenance on the first k nodes: k real changes.
-func (s *Source) Flip(k int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range k {
-		s.Nodes[i].Maintenance = !s.Nodes[i].Maintenance
-	}
+// flip toggles maintenance on the first k nodes of src: k real changes.
+func flip(src *memsource.Source, k int) {
+	src.Update(func(st *memsource.State) {
+		for i := range k {
+			st.Nodes[i].Maintenance = !st.Nodes[i].Maintenance
+		}
+	})
 }
 
 // Fleet returns n schedulable bare-metal nodes with stable uuids; salt

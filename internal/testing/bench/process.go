@@ -42,8 +42,9 @@ func runEngine(bin, cfg string) (run, error) {
 }
 
 // RunMeasured is rpbench's run-measured subcommand: it runs args and
-// prints their wall time in nanoseconds and peak RSS in bytes (the
-// largest of the process and the children it waited for).
+// prints their wall time in nanoseconds, peak RSS in bytes (the largest
+// of the process and the children it waited for) and CPU (user+system,
+// theirs and their children's) in nanoseconds.
 func RunMeasured(args []string) {
 	start := time.Now()
 	cmd := exec.Command(args[0], args[1:]...)
@@ -54,7 +55,7 @@ func RunMeasured(args []string) {
 		os.Exit(1)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	fmt.Println(time.Since(start).Nanoseconds(), ru.Maxrss*1024)
+	fmt.Println(time.Since(start).Nanoseconds(), ru.Maxrss*1024, ru.Utime.Nano()+ru.Stime.Nano())
 }
 
 func tail(b []byte) []byte {
@@ -75,7 +76,8 @@ func Process(bin, plugin, url string, n int, seed int) ([]Row, error) {
 	}
 	defer os.RemoveAll(dir)
 	cfg := filepath.Join(dir, "config.toml")
-	text := fmt.Sprintf(`[engine]
+	config := func(nodes int) string {
+		return fmt.Sprintf(`[engine]
 id = "bench-process"
 state_file = "state.json"
 concurrency = 4
@@ -90,8 +92,9 @@ cache_dir = "cache"
 [plugin.config]
 nodes = %d
 seed = %d
-`, url, plugin, n, seed)
-	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+`, url, plugin, nodes, seed)
+	}
+	if err := os.WriteFile(cfg, []byte(config(n)), 0o644); err != nil {
 		return nil, err
 	}
 	cold, err := runEngine(bin, cfg)
@@ -107,6 +110,15 @@ seed = %d
 		}
 		walls, rss = append(walls, msOf(r.wall)), max(rss, r.rss)
 	}
+	// Then every node is gone at the source: n unlisted providers, the
+	// plugin's first proof of each (pending, nothing deleted).
+	if err := os.WriteFile(cfg, []byte(config(0)), 0o644); err != nil {
+		return nil, err
+	}
+	gone, err := runEngine(bin, cfg)
+	if err != nil {
+		return nil, err
+	}
 	fleet := fmt.Sprintf("%d (fake plugin in Wasm, fake Placement)", n)
 	restart := SpreadOf(walls)
 	coldMB, warmMB := float64(cold.rss)/1e6, float64(rss)/1e6
@@ -118,6 +130,8 @@ seed = %d
 			goalText(rssGoal, " MB"), goalMet(rssGoal, warmMB)},
 		{"restart to end of first cycle, warm compile cache, ms (min / median / max of 5 processes)", fleet, restart.Format("%.0f"),
 			goalText(restartGoal, " ms"), goalMet(restartGoal, restart.Med)},
+		{"peak RSS of `engine once`, MB: every node gone at the source (all providers unlisted, first proof)", fleet,
+			fmt.Sprintf("%.0f (%.1f s)", float64(gone.rss)/1e6, gone.wall.Seconds()), goalText(rssGoal, " MB"), goalMet(rssGoal, float64(gone.rss)/1e6)},
 	}, nil
 }
 

@@ -76,8 +76,14 @@ func Write(w io.Writer, command string, m Machine, rows []Row, notes []string, s
 		command, time.Now().UTC().Format("2006-01-02 15:04 MST"), m.describe())
 	fmt.Fprintln(w, "| figure | fleet | value | goal | met |\n|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met)
+		metric := r.Metric
+		if LoadMoved(metric) {
+			metric += " †"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", metric, r.Fleet, r.Value, r.Goal, r.Met)
 	}
+	fmt.Fprintln(w, "\n† a time, a rate or a ratio of times: a loaded machine moves it (compare figures of one run, with the load "+
+		"average above); request counts and RSS are the robust figures.")
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
@@ -91,4 +97,15 @@ func Write(w io.Writer, command string, m Machine, rows []Row, notes []string, s
 		}
 		fmt.Fprintf(w, "\n## %s\n\n%s\n", s.Title, strings.TrimSpace(s.Body))
 	}
+}
+
+// LoadMoved says whether a figure is a time, a rate or a ratio of times,
+// which other work on the machine moves, rather than a count.
+func LoadMoved(metric string) bool {
+	for _, w := range []string{" ms", "ms (", "per second", "CPU", "wall", "rate", "/ native", "Wasm /", "exponent"} {
+		if strings.Contains(metric, w) {
+			return true
+		}
+	}
+	return false
 }

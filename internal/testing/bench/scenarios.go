@@ -23,7 +23,8 @@ func verdict(ok bool) string {
 // nodes (source changes) and, when bump is set, k drifted providers
 // (another writer bumping their generations).
 func Requests(ctx context.Context, url string, bump func([]string) error, n int, salt uint32) ([]Row, error) {
-	src := &Source{Nodes: Fleet(n, salt)}
+	nodes := Fleet(n, salt) // uuids fixed: flip changes only maintenance
+	src := source(nodes)
 	eng, err := NewEngine(ctx, url, src, 4)
 	if err != nil {
 		return nil, err
@@ -52,14 +53,14 @@ func Requests(ctx context.Context, url string, bump func([]string) error, n int,
 		if k > n {
 			break
 		}
-		src.Flip(k)
+		flip(src, k)
 		changed := Measure(ctx, eng)
 		rows = append(rows, Row{fmt.Sprintf("requests, %d node(s) changed at the source", k), fleet,
 			fmt.Sprint(changed.Requests), fmt.Sprintf("O(k): 1 + k = %d", 1+k), verdict(changed.Requests <= int64(1+k))})
 		if bump == nil {
 			continue
 		}
-		if err := bump(UUIDs(src.Nodes[n-k:])); err != nil {
+		if err := bump(UUIDs(nodes[n-k:])); err != nil {
 			return nil, err
 		}
 		drift := Measure(ctx, eng)
@@ -78,7 +79,7 @@ func ColdRatio(ctx context.Context, url, label string, n, rounds int, salt uint3
 	for r := range rounds {
 		var engineWall, bareWall time.Duration
 		runEngine := func() error {
-			eng, err := NewEngine(ctx, url, &Source{Nodes: Fleet(n, salt+uint32(2*r), "baremetal-gold")}, 4)
+			eng, err := NewEngine(ctx, url, source(Fleet(n, salt+uint32(2*r), "baremetal-gold")), 4)
 			if err != nil {
 				return err
 			}

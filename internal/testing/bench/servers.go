@@ -16,7 +16,8 @@ import (
 
 // ServeFake runs the fake Placement for a parent bench process: it prints
 // the URL, serves until stdin closes, and offers /_bench/bump?uuid= so the
-// parent can play another writer.
+// parent can play another writer, and /_bench/seed to create providers
+// that already carry an owner marker (Child.Seed).
 func ServeFake() {
 	fake := placementfake.New(placementfake.WithSeed(7))
 	mux := http.NewServeMux()
@@ -26,6 +27,11 @@ func ServeFake() {
 				http.Error(w, err.Error(), 404)
 				return
 			}
+		}
+	})
+	mux.HandleFunc("/_bench/seed", func(w http.ResponseWriter, r *http.Request) {
+		if err := seed(fake, r.URL.Query()); err != nil {
+			http.Error(w, err.Error(), 400)
 		}
 	})
 	mux.Handle("/", fake)

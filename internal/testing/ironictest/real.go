@@ -47,7 +47,7 @@ func StartReal(t testing.TB) string {
 	dir := scratchDir(t)
 	var p *testenv.Service
 	for range 3 { // another process may take the free port before Ironic binds it
-		if p, err = launch(dir, tmpl); !errors.Is(err, testenv.ErrExited) {
+		if p, err = launch(dir, tmpl, ""); !errors.Is(err, testenv.ErrExited) {
 			break
 		}
 	}
@@ -103,8 +103,9 @@ func requireInstalled(t testing.TB) {
 // scripts and the tests share.
 func confTemplate() (string, error) { return testenv.RepoFile("scripts/ironic/ironic.conf.in") }
 
-// writeConf writes dir/ironic.conf for port and database db.
-func writeConf(dir string, port int, db string) (string, error) {
+// writeConf writes dir/ironic.conf for port and database db; extra, if
+// set, rewrites the text (notify.go adds the notification options).
+func writeConf(dir string, port int, db string, extra ...func(string) string) (string, error) {
 	src, err := confTemplate()
 	if err != nil {
 		return "", err
@@ -114,6 +115,9 @@ func writeConf(dir string, port int, db string) (string, error) {
 		return "", err
 	}
 	conf := strings.NewReplacer("@DIR@", dir, "@PORT@", strconv.Itoa(port), "@DB@", db).Replace(string(b))
+	for _, f := range extra {
+		conf = f(conf)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "lock"), 0o755); err != nil {
 		return "", err
 	}
@@ -184,7 +188,7 @@ func schemaKey() (string, error) {
 	return strings.Join(parts, "-"), nil
 }
 
-func launch(dir, tmpl string) (*testenv.Service, error) {
+func launch(dir, tmpl, notifyURL string) (*testenv.Service, error) {
 	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
@@ -193,7 +197,7 @@ func launch(dir, tmpl string) (*testenv.Service, error) {
 	if err := copyFile(tmpl, db); err != nil {
 		return nil, err
 	}
-	conf, err := writeConf(dir, port, db)
+	conf, err := writeConf(dir, port, db, notifying(notifyURL))
 	if err != nil {
 		return nil, err
 	}

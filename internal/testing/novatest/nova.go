@@ -28,6 +28,12 @@ const answerTimeout = 10 * time.Minute
 type Options struct {
 	// SkipReserveInUse sets [workarounds] skip_reserve_in_use_ironic_nodes.
 	SkipReserveInUse bool
+	// ExtraConf is a nova.conf read after nova's own (its options win):
+	// the lines an operator adds, e.g. what `engine nova-config` prints.
+	ExtraConf string
+	// OwnerNova makes nova 26 report OWNER_NOVA on every provider, as
+	// nova 34 does (ResourceTracker._get_traits).
+	OwnerNova bool
 }
 
 // Nova is one running nova-compute reporting path.
@@ -59,6 +65,12 @@ func Start(t testing.TB, dir, ironicURL, placementURL string, o Options) *Nova {
 	args := []string{script, dir, ironicURL, placementURL}
 	if o.SkipReserveInUse {
 		args = append(args, "--skip-reserve-in-use")
+	}
+	if o.ExtraConf != "" {
+		args = append(args, "--extra-conf", o.ExtraConf)
+	}
+	if o.OwnerNova {
+		args = append(args, "--owner-nova")
 	}
 	cmd := exec.Command(python, args...)
 	cmd.Env = testenv.PythonEnv()

@@ -122,6 +122,8 @@ func lookup(path string) (methods, []string) {
 		return pick(p, traitsRoute, traitRoute)
 	case p[0] == "allocations" && len(p) <= 2:
 		return pick(p, allocationsRoute, allocationRoute)
+	case p[0] == "reshaper" && len(p) == 1:
+		return reshaperRoute, nil
 	case p[0] == "usages" && len(p) == 1:
 		return totalUsagesRoute, nil
 	}

@@ -99,7 +99,8 @@ func (s *Server) getProviderTraits(c *call) {
 	defer s.mu.Unlock()
 	if p := s.provider(c, notFoundTwice); p != nil {
 		c.reply(http.StatusOK, map[string]any{
-			"traits": slices.Sorted(maps.Keys(p.traits)), "resource_provider_generation": s.st.sent(p.gen),
+			"traits":                       append([]string{}, slices.Sorted(maps.Keys(p.traits))...), // [] when empty, as Placement sends
+			"resource_provider_generation": s.st.sent(p.gen),
 		})
 	}
 }
@@ -148,7 +149,8 @@ func (s *Server) putProviderTraits(c *call) {
 		s.st.bump(p)
 	}
 	c.reply(http.StatusOK, map[string]any{
-		"traits": slices.Sorted(maps.Keys(p.traits)), "resource_provider_generation": s.st.sent(p.gen),
+		"traits":                       append([]string{}, slices.Sorted(maps.Keys(p.traits))...), // [] when empty, as Placement sends
+		"resource_provider_generation": s.st.sent(p.gen),
 	})
 }
 
@@ -176,7 +178,7 @@ func (s *Server) getAggregates(c *call) {
 }
 
 func (s *Server) replyAggregates(c *call, p *provider, aggs []string) {
-	body := map[string]any{"aggregates": aggs}
+	body := map[string]any{"aggregates": append([]string{}, aggs...)} // [] when empty, as Placement sends
 	if c.minor >= 19 {
 		body["resource_provider_generation"] = s.st.sent(p.gen)
 	}

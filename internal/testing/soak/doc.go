@@ -46,7 +46,7 @@
 //     (allocations intact, foreign traits and aggregates kept, no stray
 //     provider), and in quiet phases convergence, no missing provider,
 //     deleted nodes reaped. Deletes after the node came back and went
-//     again unseen (README's rule holds, "gone two cycles in a row" does
+//     again unseen (docs/BEHAVIOUR.md's rule holds, "gone two cycles in a row" does
 //     not) are listed in the report apart from violations.
 //
 // The seed fixes the fault plan and the phases exactly, and the world's
@@ -58,7 +58,7 @@
 //
 // It must never judge the engine by the engine's own code (the oracle is
 // separate), never hide a violation (counted and reported, even when
-// tolerated by README's own rules, like former traits a crashed engine no
+// tolerated by docs/BEHAVIOUR.md's own rules, like former traits a crashed engine no
 // longer knows it added), never make its own requests during a cycle over
 // HTTP (they would land in the engine's request log; during a cycle it
 // acts only through the fake's in-process helpers), and never depend on

@@ -9,7 +9,7 @@ import (
 
 // The oracle: what one cycle should write, computed from the same two
 // snapshots the engine received, by code that shares nothing with the
-// engine's (README.md's table, restated for the world's value space).
+// engine's (docs/BEHAVIOUR.md's table, restated for the world's value space).
 // Sharing the engine's DesiredState would let one bug hide in both.
 
 // want is the provider one listed node should have.

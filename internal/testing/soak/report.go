@@ -44,7 +44,7 @@ type Report struct {
 	Disturbed int
 	// UnseenReenrollDeletes are provider deletes on two proofs of
 	// deletion between which the node came back and went again unseen by
-	// the engine: README's rule held, the issue's "gone two cycles in a
+	// the engine: the documented rule held, a stricter "gone two cycles in a
 	// row" did not. Listed, not counted as violations.
 	UnseenReenrollDeletes []string
 	// StaleTraits counts former node traits left on providers after a

@@ -38,6 +38,9 @@ type Client struct {
 	// and again after the server refuses it, so a changed server is
 	// re-read instead of trusted.
 	ver version
+	// proofPages is the page count of the last listing of all node uuids:
+	// past that many nodes to prove, a listing costs fewer requests.
+	proofPages int
 }
 
 // Option changes a Client.

@@ -46,7 +46,7 @@ func httpTransport(services map[string]string) Transport {
 }
 
 // start serves fake at a test server and returns a client for it.
-func start(t *testing.T, fake http.Handler, cfg Config, compute http.Handler) *Client {
+func start(t testing.TB, fake http.Handler, cfg Config, compute http.Handler) *Client {
 	t.Helper()
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)

@@ -15,6 +15,7 @@ type query struct {
 	group     *string // nil: any conductor group; "" is the default group
 	shards    []string
 	unsharded bool
+	uuidOnly  bool // every node's uuid alone: deletion proofs (confirm.go)
 }
 
 // queries splits a scope into listings whose union is exactly the scope.
@@ -54,6 +55,9 @@ func queries(req hostabi.ListNodesRequest) []query {
 func (q query) path(v version, limit int, marker string) string {
 	p := url.Values{}
 	p.Set("fields", strings.Join(nodeFields(v), ","))
+	if q.uuidOnly {
+		p.Set("fields", "uuid")
+	}
 	p.Set("limit", strconv.Itoa(limit))
 	p.Set("sort_key", "id")
 	p.Set("sort_dir", "asc")
@@ -83,6 +87,9 @@ func (q query) String() string {
 	}
 	if q.unsharded {
 		parts = append(parts, "sharded=false")
+	}
+	if q.uuidOnly {
+		parts = append(parts, "uuids only")
 	}
 	if len(parts) == 0 {
 		return "all nodes"

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/events"
+	"github.com/rpengine/rpengine/internal/ops"
+	"github.com/rpengine/rpengine/internal/wasmhost"
+)
+
+// worldEvents is a daemon setup's event source ([events], docs/EVENTS.md):
+// the bus consumer, and what turns its batches into node syncs.
+type worldEvents struct {
+	src    *events.Source
+	cancel context.CancelFunc
+	m      *events.Metrics
+	plugin *wasmhost.Plugin
+	reader engine.NodeReader
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	stats ops.BusState
+}
+
+var (
+	eventMetricsMu sync.Mutex
+	eventMetrics   = map[*ops.Ops]*events.Metrics{} // registered once per registry
+)
+
+func metricsFor(o *ops.Ops) *events.Metrics {
+	eventMetricsMu.Lock()
+	defer eventMetricsMu.Unlock()
+	if m, ok := eventMetrics[o]; ok {
+		return m
+	}
+	m := events.NewMetrics(o.Metrics.Registry())
+	eventMetrics[o] = m
+	return m
+}
+
+// startEvents connects the setup's event source, if [events] is set. The
+// plugin must support both event operations: configured events that could
+// never be used are a configuration error, said at load.
+func startEvents(cfg *config.Config, plugin *wasmhost.Plugin, o *ops.Ops, log *slog.Logger) (*worldEvents, error) {
+	if !cfg.Events.Enabled() {
+		o.WatchBus(nil)
+		return nil, nil
+	}
+	for _, op := range []string{hostabi.ExportMapEvents, hostabi.ExportReadNodes} {
+		if !plugin.Supports(op) {
+			return nil, fmt.Errorf("[events] is set but plugin %s does not support %s; remove [events] or use a plugin that reads events", plugin.Name(), op)
+		}
+	}
+	m := metricsFor(o)
+	opts := cfg.Events.Options()
+	opts.Log, opts.Metrics = log, m
+	src, err := events.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log,
+		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue}}
+	go src.Run(ctx)
+	o.WatchBus(ev.state)
+	return ev, nil
+}
+
+func (ev *worldEvents) stop() {
+	if ev != nil {
+		ev.cancel()
+	}
+}
+
+func (ev *worldEvents) state() ops.BusState {
+	st := ev.src.State()
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	s := ev.stats
+	s.Connected, s.Since, s.LastError, s.Connects = st.Connected, st.Since, st.LastError, st.Connects
+	return s
+}
+
+// Hints, NodeSync and EventsLive make the setup a daemon.EventSetup.
+func (w *daemonSetup) Hints() <-chan events.Batch {
+	if w.ev == nil {
+		return nil
+	}
+	return w.ev.src.Batches()
+}
+
+// EventsLive says the bus is connected.
+func (w *daemonSetup) EventsLive() bool { return w.ev != nil && w.ev.src.State().Connected }
+
+// NodeSync maps the batch to nodes through the plugin and syncs those
+// nodes; it returns why a full cycle must run now, or "".
+func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
+	ev := w.ev
+	if ev == nil {
+		return ""
+	}
+	if b.Lost {
+		return ev.fallback("events", "messages may have been missed: "+b.Why)
+	}
+	// The nodes of the messages it could read are synced even when some
+	// could not be: the full cycle that follows covers those.
+	uuids, stamps, unreadable := ev.mapBatch(ctx, b, w.eng.Scope())
+	if len(uuids) > hostabi.MaxReadNodes {
+		return ev.fallback("overflow", fmt.Sprintf("%d nodes in one batch, more than a node sync reads", len(uuids)))
+	}
+	var why string
+	if len(uuids) > 0 {
+		r := w.eng.SyncNodes(ctx, ev.reader, uuids)
+		ev.synced(r, stamps)
+		why = r.FullCycle
+	}
+	switch {
+	case unreadable != "":
+		return ev.fallback("unreadable", unreadable)
+	case why != "":
+		return ev.fallback("node_sync", why)
+	}
+	return ""
+}
+
+// mapBatch asks the plugin which nodes the messages concern, keeping the
+// ones this engine's partitions hold (shards and conductor groups are
+// known only once the node is read), and the notification times per node.
+func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engine.Scope) (uuids []string, stamps map[string][]time.Time, unreadable string) {
+	msgs := make([]hostabi.EventMessage, 0, len(b.Messages))
+	for _, m := range b.Messages {
+		msgs = append(msgs, hostabi.EventMessage{Body: string(m.Body), Topic: m.RoutingKey})
+	}
+	stamps = map[string][]time.Time{}
+	for len(msgs) > 0 {
+		part := msgs[:min(len(msgs), hostabi.MaxEventsPerCall)]
+		msgs = msgs[len(part):]
+		mapped, err := ev.plugin.MapEvents(ctx, part)
+		if err != nil {
+			ev.m.Failed.Add(float64(len(part)))
+			unreadable = fmt.Sprintf("map_events: %v", err)
+			continue
+		}
+		for i, e := range mapped {
+			if e.Error != "" {
+				ev.m.Failed.Inc()
+				unreadable = fmt.Sprintf("message %q unreadable: %s", clipText(part[i].Body, 120), e.Error)
+				continue
+			}
+			kept := 0
+			for _, u := range e.Nodes {
+				if scope.Partitions > 0 && !slicesContains(scope.Held, engine.Partition(u, scope.Partitions)) {
+					continue
+				}
+				kept++
+				if _, seen := stamps[u]; seen {
+					ev.m.Coalesced.Inc()
+				} else {
+					uuids = append(uuids, u)
+					stamps[u] = nil
+				}
+				if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
+					stamps[u] = append(stamps[u], t)
+				}
+			}
+			if kept == 0 {
+				ev.m.Ignored.Inc()
+			}
+		}
+	}
+	return uuids, stamps, unreadable
+}
+
+// synced records a node sync: its outcome, and the lag of every
+// notification whose node it wrote, from the notification's time to the
+// end of the write.
+func (ev *worldEvents) synced(r engine.NodeSyncReport, stamps map[string][]time.Time) {
+	ok := len(r.Errors) == 0
+	ev.m.Syncs.WithLabelValues(map[bool]string{true: "ok", false: "failed"}[ok]).Inc()
+	for _, u := range r.Written {
+		for _, t := range stamps[u] {
+			ev.m.Lag.Observe(max(0, r.End.Sub(t).Seconds()))
+		}
+	}
+	ev.mu.Lock()
+	ev.stats.Syncs++
+	ev.stats.LastSync, ev.stats.LastSyncOK = r.End, ok
+	ev.mu.Unlock()
+	level := slog.LevelDebug
+	if len(r.Written) > 0 || !ok {
+		level = slog.LevelInfo
+	}
+	ev.log.Log(context.Background(), level, "node sync", "asked", r.Asked, "read", r.Read, "out_of_scope", r.OutOfScope,
+		"written", len(r.Written), "missing", len(r.Missing), "errors", len(r.Errors),
+		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
+	for _, e := range r.Errors {
+		ev.log.Warn("node sync error", "err", e.Message, "kind", e.Kind, "node", e.Node)
+	}
+}
+
+// fallback counts a full cycle brought forward and says why.
+func (ev *worldEvents) fallback(reason, why string) string {
+	ev.m.Fallbacks.WithLabelValues(reason).Inc()
+	ev.mu.Lock()
+	ev.stats.Fallbacks++
+	ev.stats.LastWhy = why
+	ev.mu.Unlock()
+	return why
+}
+
+// timedReader times the plugin's reads as the listings are timed.
+type timedReader struct {
+	p *wasmhost.Plugin
+	m *ops.Metrics
+}
+
+func (t timedReader) ReadNodes(ctx context.Context, uuids []string) ([]hostabi.Node, error) {
+	start := time.Now()
+	n, err := t.p.ReadNodes(ctx, uuids)
+	t.m.ObservePlugin("read_nodes", outcomeOf(err), time.Since(start))
+	return n, err
+}
+
+func (t timedReader) ReadInstances(ctx context.Context, uuids []string) ([]hostabi.Instance, error) {
+	start := time.Now()
+	in, err := t.p.ReadInstances(ctx, uuids)
+	t.m.ObservePlugin("read_instances", outcomeOf(err), time.Since(start))
+	return in, err
+}
+
+func outcomeOf(err error) string {
+	if err != nil {
+		return "error"
+	}
+	return "ok"
+}
+
+func slicesContains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func clipText(s string, n int) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// NodeSync under [coord]: first the coordinator's sync and fence, as
+// for a cycle, so a node sync writes only what this engine holds.
+func (w *coordSetup) NodeSync(ctx context.Context, b events.Batch) string {
+	if err := w.co.sameMembership(w.daemonSetup); err != nil {
+		return err.Error()
+	}
+	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng, w.pc)
+	if err != nil {
+		return "" // nothing held, or the coordination failed: the next cycle says so
+	}
+	defer cancel()
+	return w.daemonSetup.NodeSync(cctx, b)
+}
+
+// FollowUp: with events, a cycle that found a node proven gone runs the
+// next one once engine.delete_grace has passed (at least a second), not
+// a full interval later, so a deletion Ironic announced reaches
+// Placement after its two proofs, not after two full intervals.
+func (w *daemonSetup) FollowUp(r engine.Report) time.Duration {
+	if w.ev == nil {
+		return 0
+	}
+	for _, o := range r.Outcomes {
+		if o.Kind == engine.KindPendingDeletion {
+			return max(w.cfg.Engine.DeleteGrace.D(), time.Second)
+		}
+	}
+	return 0
+}

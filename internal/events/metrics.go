@@ -1,0 +1,54 @@
+package events
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the event path's series (docs/EVENTS.md lists them).
+type Metrics struct {
+	Received  prometheus.Counter // messages delivered by the bus
+	Batches   prometheus.Counter // batches handed on
+	Coalesced prometheus.Counter // messages merged into a node already in their batch
+	Ignored   prometheus.Counter // messages about no node, or about nodes out of scope
+	Failed    prometheus.Counter // messages the plugin could not read
+	Fallbacks *prometheus.CounterVec
+	Syncs     *prometheus.CounterVec // node syncs by outcome
+	Lag       prometheus.Histogram   // notification timestamp to Placement write
+	Connected prometheus.Gauge
+	Connects  prometheus.Counter
+}
+
+// NewMetrics registers the series with reg (nil: not registered).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	c := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: "rpengine_events_" + name, Help: help})
+	}
+	m := &Metrics{
+		Received:  c("received_total", "Notifications delivered by the bus."),
+		Batches:   c("batches_total", "Coalesced batches of notifications handed to the engine."),
+		Coalesced: c("coalesced_total", "Notifications about a node already in their batch (one read serves them all)."),
+		Ignored:   c("ignored_total", "Notifications about no node, or only about nodes this engine does not manage."),
+		Failed:    c("failed_total", "Notifications the plugin could not read; each makes a full cycle."),
+		Fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_events_fallbacks_total",
+			Help: "Full cycles run early because events could not be trusted, by reason."}, []string{"reason"}),
+		Syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_node_syncs_total",
+			Help: "Node syncs (event-driven partial reconciles) by outcome."}, []string{"outcome"}),
+		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rpengine_event_lag_seconds",
+			Help:    "From a notification's timestamp to the end of the Placement write it caused.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 300}}),
+		Connected: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpengine_events_connected",
+			Help: "1 while the event source is connected to the bus."}),
+		Connects: c("connects_total", "Connections made to the bus (the first included)."),
+	}
+	if reg != nil {
+		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects)
+	}
+	return m
+}
+
+func (m *Metrics) connected(up bool) {
+	if up {
+		m.Connected.Set(1)
+		m.Connects.Inc()
+		return
+	}
+	m.Connected.Set(0)
+}

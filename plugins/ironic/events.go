@@ -1,0 +1,19 @@
+package main
+
+import (
+	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/plugins/ironic/ironic"
+)
+
+// The event capability (guest.EventMapper, guest.NodeReader): the engine
+// acts on Ironic's versioned notifications between full cycles.
+
+func (p *plugin) MapEvent(msg hostabi.EventMessage) (hostabi.MappedEvent, error) {
+	return ironic.MapEvent(msg)
+}
+
+func (p *plugin) ReadNodes(uuids []string) ([]hostabi.Node, error) { return p.c.ReadNodes(uuids) }
+
+func (p *plugin) ReadInstances(uuids []string) ([]hostabi.Instance, error) {
+	return p.c.ReadInstances(uuids)
+}
