@@ -55,7 +55,7 @@ func (e *Engine) Cycle(ctx context.Context) Report {
 // written, and the engine is left as it was. Report.Writes and each
 // Outcome's Writes say what Cycle would write.
 func (e *Engine) Plan(ctx context.Context) Report {
-	rec := &planWriter{}
+	rec := &planWriter{pc: e.pc}
 	c := e.newCycle(rec, e.state.clone(), e.names.clone(), e.holds.clone())
 	c.plan = rec
 	return c.run(ctx)

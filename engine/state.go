@@ -122,28 +122,46 @@ func LoadState(path, key string, also ...string) (*State, error) {
 	if err := lockState(path); err != nil {
 		return s, err
 	}
-	file, err := os.Open(path)
-	if os.IsNotExist(err) {
+	return s, s.read(path, also)
+}
+
+// SnapshotState reads the state at path without taking its lock, for a
+// plan beside the engine that holds it: the holder replaces the file by
+// rename, so this reads one whole version of it. The state returned is
+// memory only: it is never saved, so the holder's file stays its own.
+func SnapshotState(path, key string, also ...string) (*State, error) {
+	s := &State{providers: map[string]known{}, key: key}
+	if path == "" {
 		return s, nil
 	}
+	return s, s.read(path, also)
+}
+
+// read loads the file at path into s, which has only its key yet.
+func (s *State) read(path string, also []string) error {
+	key := s.key
+	file, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
 	if err != nil {
-		return s, fmt.Errorf("state file %s unreadable, starting cold: %w", path, err)
+		return fmt.Errorf("state file %s unreadable, starting cold: %w", path, err)
 	}
 	defer file.Close()
 	// Streamed with json v2's tokenizer, equal values shared (statefile.go):
 	// it reads what encoding/json wrote (checked field by field in a test).
 	f, err := readStateFile(bufio.NewReaderSize(file, 64<<10))
 	if err != nil {
-		return s, fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
+		return fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
 	}
 	if f.Version != stateVersion || f.Key != key && !slices.Contains(also, f.Key) {
-		return s, fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
+		return fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
 	if f.Providers != nil {
 		s.providers = f.Providers
 	}
 	s.round, s.version, s.holds = f.Round, f.Microversion, f.Holds
-	return s, nil
+	return nil
 }
 
 // Save writes the state durably (temp file, fsync, rename, fsync of the

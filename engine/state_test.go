@@ -127,3 +127,35 @@ func TestStateFileThatCannotHoldTheRecordIsFatal(t *testing.T) {
 		t.Fatalf("a state file locked by another engine: %v", err)
 	}
 }
+
+// A snapshot reads the file an engine holds locked (here this process;
+// the e2e test has `engine run` hold it), whole, and never writes it.
+func TestSnapshotReadsTheHeldFileAndNeverWritesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	s, err := LoadState(path, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put("u1", known{Record: Record{Managed: Managed{Traits: []string{"CUSTOM_X"}}, ProofRound: 3}})
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	snap, err := SnapshotState(path, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := snap.Record("u1"); !ok || !reflect.DeepEqual(r.Managed.Traits, []string{"CUSTOM_X"}) || r.ProofRound != 3 {
+		t.Fatalf("snapshot record %+v %v", r, ok)
+	}
+	snap.put("u2", known{})
+	if err := snap.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("a snapshot's save wrote the file")
+	}
+	if _, err := SnapshotState(path, "other"); err == nil {
+		t.Error("a snapshot of another engine's file was taken")
+	}
+}

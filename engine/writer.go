@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/url"
 	"slices"
 	"sync"
 
@@ -73,6 +76,7 @@ func (w placementWriter) releaseHold(ctx context.Context, _, id string) error {
 // ProviderWritten event. The names it would create are not recorded:
 // they are no provider's change.
 type planWriter struct {
+	pc     *placement.Client // reads only: what a create would collide with
 	mu     sync.Mutex
 	order  []string // nodes, in the order of their first write
 	byNode map[string][]Write
@@ -109,9 +113,38 @@ func (p *planWriter) all() []Write {
 	return out
 }
 
-func (p *planWriter) createProvider(_ context.Context, uuid, name string) (placement.Generation, error) {
+func (p *planWriter) createProvider(ctx context.Context, uuid, name string) (placement.Generation, error) {
+	if err := p.wouldCollide(ctx, uuid, name); err != nil {
+		return "", err
+	}
 	p.record(Write{Op: OpCreate, UUID: uuid, Name: name})
 	return "", nil
+}
+
+// wouldCollide answers as Placement would answer the create: 409
+// duplicate_name when a provider holds the uuid or the name (another
+// engine's, nova's). The plan then takes the cycle's own path from that
+// answer (classify, then ownProvider) instead of predicting a create the
+// cycle would see refused.
+func (p *planWriter) wouldCollide(ctx context.Context, uuid, name string) error {
+	if p.pc == nil {
+		return nil
+	}
+	_, err := p.pc.GetProvider(ctx, uuid)
+	if err == nil {
+		return fmt.Errorf("provider %s exists: %w", uuid, placement.ErrDuplicateName)
+	}
+	if !errors.Is(err, placement.ErrNotFound) {
+		return err
+	}
+	same, err := p.pc.ListProviders(ctx, url.Values{"name": {name}})
+	if err != nil {
+		return err
+	}
+	if len(same) > 0 {
+		return fmt.Errorf("provider name %s is taken: %w", name, placement.ErrDuplicateName)
+	}
+	return nil
 }
 
 func (p *planWriter) setTraits(_ context.Context, uuid string, gen placement.Generation, set []string) (placement.Generation, error) {

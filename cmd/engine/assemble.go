@@ -24,6 +24,8 @@ type assembly struct {
 	state  *engine.State
 	key    string // what the state file belongs to (cloud.stateKey)
 	eng    *engine.Engine
+	// snapshot: a plan, which may read the file of the engine holding it.
+	snapshot bool
 }
 
 // daemonParts are what `engine run` adds to an assembly: metrics on every
@@ -79,6 +81,12 @@ func setup(ctx context.Context, path string, log *slog.Logger) (*assembly, error
 
 // assemble builds the engine of cfg; d is nil but for the daemon.
 func assemble(ctx context.Context, cfg *config.Config, log *slog.Logger, d *daemonParts) (*assembly, error) {
+	return build(ctx, cfg, log, d, false)
+}
+
+// build is assemble; a plan (snapshot) reads a state file another engine
+// process holds instead of failing (cloud.openState).
+func build(ctx context.Context, cfg *config.Config, log *slog.Logger, d *daemonParts, snapshot bool) (*assembly, error) {
 	c, err := openCloud(ctx, cfg, log)
 	if err != nil {
 		return nil, err
@@ -100,7 +108,7 @@ func assemble(ctx context.Context, cfg *config.Config, log *slog.Logger, d *daem
 		p, err := loadPlugin(ctx, cfg, c, log)
 		plug <- loaded{p, err}
 	}()
-	a := &assembly{cfg: cfg, cloud: c, key: c.stateKey(cfg)}
+	a := &assembly{cfg: cfg, cloud: c, key: c.stateKey(cfg), snapshot: snapshot}
 	err = a.openState(d, log)
 	if err == nil {
 		a.pc, err = c.connect(ctx, cfg, hooks)
@@ -133,7 +141,7 @@ func (a *assembly) openState(d *daemonParts, log *slog.Logger) error {
 		return nil
 	}
 	var err error
-	a.state, err = a.cloud.openState(a.cfg, log)
+	a.state, err = a.cloud.openState(a.cfg, log, a.snapshot)
 	return err
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"slices"
 	"strings"
 )
 
@@ -23,7 +25,53 @@ type args struct {
 	json      bool
 	logFormat string
 	node      string
-	rest      []string // what follows the flags (plugin's subcommand)
+	output    string   // -o: json or table
+	rest      []string // what follows the flags (plugin's subcommand, explain's node)
+}
+
+// streams is a verb's stdout with its stderr beside it: the answer goes
+// to stdout, the error lines of a report to stderr (stderrOf).
+type streams struct {
+	io.Writer
+	stderr io.Writer
+}
+
+// stderrOf is where w's error lines go: its stderr, or w itself.
+func stderrOf(w io.Writer) io.Writer {
+	if s, ok := w.(streams); ok {
+		return s.stderr
+	}
+	return w
+}
+
+// printer prints a verb's answer as JSON (--json, -o json) or as text.
+type printer struct {
+	w    io.Writer
+	json bool
+}
+
+func (a args) printer(w io.Writer) printer { return printer{w, a.json || a.output == "json"} }
+
+func (p printer) print(v any, text func()) error {
+	if p.json {
+		return printJSON(p.w, v)
+	}
+	text()
+	return nil
+}
+
+// defaultConfig is where the config is when --config is not given.
+const defaultConfig = "/etc/rpengine/rpengine.toml"
+
+// configPath is --config, else $RPENGINE_CONFIG, else defaultConfig.
+func configPath(flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
+	}
+	if p := getenv("RPENGINE_CONFIG"); p != "" {
+		return p
+	}
+	return defaultConfig
 }
 
 // verb is one subcommand: its flags, its help and what it runs.
@@ -34,6 +82,7 @@ type verb struct {
 	example  string
 	flags    []string // of config, json, log-format, node
 	raw      bool     // parses its own arguments (plugin)
+	operands int      // how many arguments may follow, among the flags (explain: 1)
 	run      func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error
 }
 
@@ -55,6 +104,18 @@ var verbs = []verb{
 		flags:   []string{"config", "json", "node", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdPlan(ctx, a.config, a.json, a.node, out, log)
+		}},
+	{name: "explain", synopsis: "NODE [--config FILE] [-o json|table]", summary: "say why one node (uuid or name) is as it is: the plugin's record, Placement's provider and allocations, the rule that decides it with its values, proofs, holds and the next writes; write nothing",
+		example: "engine explain rack1-n07 -o json",
+		flags:   []string{"config", "json", "log-format"}, operands: 1,
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdExplain(ctx, a, a.printer(out), log)
+		}},
+	{name: "audit", synopsis: "[--config FILE] [-o json|table]", summary: "compare the plugin's nodes with Placement and write nothing: missing providers, providers without a node, inventory, reserved, trait and aggregate drift, holds, foreign consumers, ownership conflicts; exit 0 clean, 3 drift found",
+		example: "engine audit -o json | jq .findings",
+		flags:   []string{"config", "json", "log-format"},
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdAudit(ctx, a, a.printer(out), log)
 		}},
 	{name: "validate", synopsis: "--config FILE", summary: "check the config, the identity, Placement and the plugin; stop at the first problem and name it",
 		example: "engine validate --config /etc/rpengine/config.toml",
@@ -107,9 +168,10 @@ func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
 	for _, f := range v.flags {
 		switch f {
 		case "config":
-			fs.StringVar(&a.config, "config", "", "the config file (TOML); required")
+			fs.StringVar(&a.config, "config", "", "the config file (TOML); default $RPENGINE_CONFIG, then "+defaultConfig)
 		case "json":
-			fs.BoolVar(&a.json, "json", false, "print JSON (schema: docs/REPORT.md)")
+			fs.BoolVar(&a.json, "json", false, "print JSON (schema: docs/REPORT.md); the same as -o json")
+			fs.StringVar(&a.output, "o", "table", "output: json or table")
 		case "log-format":
 			fs.StringVar(&a.logFormat, "log-format", "text", "log format on stderr: text or json")
 		case "node":
@@ -146,7 +208,8 @@ func usage(w io.Writer) {
 "engine help VERB" or "engine VERB --help" shows a verb's flags and an example.
 
 exit status: 0 done (once: Placement matches); 1 the cycle reported errors, or a
-service or the plugin failed; 2 the command line or the config file is wrong.`)
+service or the plugin failed; 2 the command line or the config file is wrong;
+3 audit found drift.`)
 }
 
 // dispatch parses the command line and runs the verb; it returns the
@@ -188,16 +251,38 @@ func dispatch(ctx context.Context, argv []string, stdout, stderr io.Writer) int 
 			v.help(stdout, v.flagSet(&args{}, stdout))
 			return exitOK
 		}
-		fs := v.flagSet(&a, stderr)
-		if err := fs.Parse(rest); err != nil {
-			return exitUsage // the flag package said why, and printed the verb's help
-		}
-		if fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "engine %s: unexpected argument %q\n", v.name, fs.Arg(0))
-			return exitUsage
+		if code, ok := v.parse(&a, rest, stderr); !ok {
+			return code
 		}
 	}
-	return exitStatus(v.name, v.run(ctx, a, stdout, newLogger(stderr, a.logFormat)), stderr)
+	return exitStatus(v.name, v.run(ctx, a, streams{stdout, stderr}, newLogger(stderr, a.logFormat)), stderr)
+}
+
+// parse reads v's flags and operands, which may come in any order.
+func (v verb) parse(a *args, argv []string, stderr io.Writer) (int, bool) {
+	fs := v.flagSet(a, stderr)
+	for {
+		if err := fs.Parse(argv); err != nil {
+			return exitUsage, false // the flag package said why, and printed the verb's help
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if len(a.rest) == v.operands {
+			fmt.Fprintf(stderr, "engine %s: unexpected argument %q\n", v.name, fs.Arg(0))
+			return exitUsage, false
+		}
+		a.rest, argv = append(a.rest, fs.Arg(0)), fs.Args()[1:]
+	}
+	if a.output != "json" && a.output != "table" && a.output != "" {
+		fmt.Fprintf(stderr, "engine %s: -o %q: want json or table\n", v.name, a.output)
+		return exitUsage, false
+	}
+	a.json = a.json || a.output == "json"
+	if slices.Contains(v.flags, "config") {
+		a.config = configPath(a.config, os.Getenv)
+	}
+	return 0, true
 }
 
 // asksHelp says whether the flags ask for help: then the help goes to
@@ -239,6 +324,8 @@ func exitStatus(verb string, err error, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errCycleFailed):
 		return exitFailed // the report said why
+	case errors.Is(err, errDrift):
+		return exitDrift // the audit listed it
 	case errors.Is(err, errUsage), errors.Is(err, errConfig):
 		fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
 		return exitUsage

@@ -51,6 +51,11 @@ func TestCLIGolden(t *testing.T) {
 		{"help-show.txt", []string{"help", "show"}, 0, true},
 		{"help-status.txt", []string{"help", "status"}, 0, true},
 		{"help-plugin.txt", []string{"plugin", "--help"}, 0, true},
+		{"help-explain.txt", []string{"help", "explain"}, 0, true},
+		{"help-audit.txt", []string{"audit", "--help"}, 0, true},
+		{"explain-no-node.txt", []string{"explain", "--config", "x.toml"}, 2, false},
+		{"explain-two-nodes.txt", []string{"explain", "a", "--config", "x.toml", "b"}, 2, false},
+		{"once-bad-output.txt", []string{"once", "-o", "yaml"}, 2, false},
 		{"no-verb.txt", nil, 2, false},
 		{"unknown-verb.txt", []string{"frobnicate"}, 2, false},
 		{"run-json.txt", []string{"run", "--json"}, 2, false},
@@ -58,6 +63,9 @@ func TestCLIGolden(t *testing.T) {
 		{"once-no-config.txt", []string{"once"}, 2, false},
 		{"once-extra-arg.txt", []string{"once", "--config", "x.toml", "extra"}, 2, false},
 	}
+	// The default config, not the machine's /etc/rpengine (a package
+	// install on the test machine would change the answer).
+	t.Setenv("RPENGINE_CONFIG", "testdata/cli/no-such-config.toml")
 	for _, c := range cases {
 		t.Run(strings.Join(append([]string{"engine"}, c.argv...), " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -99,6 +107,18 @@ func TestVersion(t *testing.T) {
 		re := regexp.MustCompile(`^engine \S+\ncommit: +\S+.*\ngo: +go1\.\d+.*\nwazero: +v1\.\d+\.\d+\nplugin ABI: +v1\n$`)
 		if !re.MatchString(out.String()) {
 			t.Errorf("%v:\n%s", argv, out.String())
+		}
+	}
+}
+
+// --config, else $RPENGINE_CONFIG, else /etc/rpengine/rpengine.toml.
+func TestDefaultConfigPath(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	for _, c := range []struct{ flag, env, want string }{
+		{"a.toml", "b.toml", "a.toml"}, {"", "b.toml", "b.toml"}, {"", "", "/etc/rpengine/rpengine.toml"},
+	} {
+		if got := configPath(c.flag, env(c.env)); got != c.want {
+			t.Errorf("configPath(%q) with RPENGINE_CONFIG=%q: %q, want %q", c.flag, c.env, got, c.want)
 		}
 	}
 }

@@ -15,7 +15,13 @@ import (
 
 // cmdPlan runs a dry cycle and prints it as a diff, node by node.
 func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.Writer, log *slog.Logger) error {
-	w, err := setup(ctx, path, log)
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return err
+	}
+	// The state file is read, never locked nor written: a plan runs
+	// beside `engine run`, and never keeps one from starting.
+	w, err := build(ctx, cfg, log, nil, true)
 	if err != nil {
 		return err
 	}
@@ -24,6 +30,9 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 		return err
 	}
 	r := filterReport(w.eng.Plan(ctx), node)
+	if node != "" && len(r.Outcomes) == 0 && len(r.Errors) == 0 {
+		return fmt.Errorf("node %q: not in scope: the plugin does not list it and this engine has no provider of that uuid", node)
+	}
 	return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 }
 
@@ -95,8 +104,11 @@ func renderPlan(out io.Writer, r engine.Report, node string) {
 	tw.Flush()
 	for _, e := range r.Errors {
 		if e.Node == "" || e.Kind == engine.ErrInvalidData {
-			fmt.Fprintf(out, "error: %s\n", e.Message)
+			fmt.Fprintf(stderrOf(out), "error: %s\n", e.Message)
 		}
+	}
+	if r.Failed > 0 { // as once counts them: the providers whose sync fails
+		counts = append(counts, fmt.Sprintf("failed %d", r.Failed))
 	}
 	if len(counts) == 0 {
 		counts = []string{"no nodes"}

@@ -110,3 +110,22 @@ Plan: no node "nope" in scope. Nothing was written.
 		}
 	}
 }
+
+// A provider another engine owns: its line says so, and the summary
+// counts the failure as once's does.
+func TestPlanCountsFailures(t *testing.T) {
+	r := engine.Report{Failed: 1, Outcomes: []engine.Outcome{
+		{Node: u1, Name: "n1", Kind: engine.KindCreated},
+		{Node: u2, Name: "n2", Kind: engine.KindConflict,
+			Message: "provider " + u2 + " exists and is owned by CUSTOM_RPENGINE_OWNER_B: left alone"}}}
+	var b bytes.Buffer
+	renderPlan(&b, r, "")
+	want := `+ create    n1  00000000-0000-4000-8000-000000000001  (schedulable)
+! conflict  n2  00000000-0000-4000-8000-000000000002  (provider 00000000-0000-4000-8000-000000000002 exists and is owned by CUSTOM_RPENGINE_OWNER_B: left alone)
+
+Plan: 1 to create, 1 in conflict, failed 1. Nothing was written.
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -37,7 +37,9 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	// log.level applies to the handler --log-format chose; the status
 	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)
-	log = slog.New(ops.Leveled(log.Handler(), level))
+	// Every record names the engine, so a pipeline that gathers several
+	// engines' logs can tell them apart (engine.id; a reload keeps it).
+	log = slog.New(ops.Leveled(log.Handler(), level)).With("engine", cfg.Engine.ID)
 
 	listen := serveConfig(cfg)
 	if listen.Listen != "" {
@@ -81,6 +83,7 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 			return co.wrap(w), err
 		},
 		Reload: reload,
+		Now:    signalled(ctx, syscall.SIGUSR1),
 		Log:    log,
 		Ops:    o,
 		Level:  level,
@@ -187,9 +190,13 @@ func hashFile(p string) (sum [sha256.Size]byte) {
 
 // hangups turns SIGHUP into reload requests until ctx ends. Signals that
 // arrive while one is pending merge into it.
-func hangups(ctx context.Context) chan struct{} {
+func hangups(ctx context.Context) chan struct{} { return signalled(ctx, syscall.SIGHUP) }
+
+// signalled turns signal s into requests until ctx ends; those that
+// arrive while one is pending merge into it (SIGUSR1: a cycle now).
+func signalled(ctx context.Context, s os.Signal) chan struct{} {
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGHUP)
+	signal.Notify(sig, s)
 	out := make(chan struct{}, 1)
 	go func() {
 		defer signal.Stop(sig)

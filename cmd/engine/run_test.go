@@ -215,6 +215,9 @@ func TestRunDaemon(t *testing.T) {
 	// (log.level = "debug"), cycles, the refused reload.
 	seen := map[string]bool{}
 	for _, r := range d.records() {
+		if r["engine"] != "daemon" {
+			t.Errorf("a record without the engine id: %v", r)
+		}
 		switch r["msg"] {
 		case "provider written":
 			seen["write"] = seen["write"] || r["node"] != nil && r["generation_before"] != nil && r["generation_after"] != nil

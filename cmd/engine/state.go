@@ -20,13 +20,20 @@ import (
 // default place when it is unset, and records the negotiated microversion
 // there for the next process. A file that cannot hold the ownership record
 // is fatal: writing without it could leave stale traits after a crash.
-func (c *cloud) openState(cfg *config.Config, log *slog.Logger) (*engine.State, error) {
+// A plan (snapshot) reads it without the lock, whether or not `engine
+// run` holds it, and never saves it (docs/OPERATIONS.md).
+func (c *cloud) openState(cfg *config.Config, log *slog.Logger, snapshot bool) (*engine.State, error) {
 	path := statePath(cfg.Engine.StateFile, cfg.Engine.ID, c.placement)
-	if cfg.Engine.StateFile == "" {
+	if cfg.Engine.StateFile == "" && !snapshot {
 		adoptLegacyState(path, defaultStateFile(cfg.Engine.ID, c.placement), log)
 	}
 	// A file written before keys were normalised names the URL as spelt.
-	st, err := engine.LoadState(path, c.stateKey(cfg), c.placement+" "+cfg.Engine.ID)
+	also := c.placement + " " + cfg.Engine.ID
+	load := engine.LoadState
+	if snapshot {
+		load = engine.SnapshotState
+	}
+	st, err := load(path, c.stateKey(cfg), also)
 	if errors.Is(err, engine.ErrStateUnusable) {
 		return nil, fmt.Errorf("engine.state_file: %w", err)
 	}

@@ -28,6 +28,9 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, 
 	if err := uncoordinated(w.cfg, dry); err != nil {
 		return err
 	}
+	id := placement.NewGlobalRequestID() // joins Placement's log with this run's
+	log.Info("cycle started", "global_request_id", id)
+	ctx = placement.WithGlobalRequestID(ctx, id)
 	var r engine.Report
 	if dry {
 		r = w.eng.Plan(ctx)
@@ -76,7 +79,7 @@ func printReport(out io.Writer, r engine.Report, dry bool) {
 		r.Nodes, r.Instances, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined,
 		r.Conflicts, r.PlacementRequests, r.DurationMS)
 	for _, e := range r.Errors {
-		fmt.Fprintf(out, "error: %s\n", e)
+		fmt.Fprintf(stderrOf(out), "error: %s\n", e)
 	}
 }
 
@@ -167,6 +170,9 @@ func cmdShow(ctx context.Context, path string, asJSON bool, node string, out io.
 			return err
 		}
 		rows = append(rows, row{p.UUID, string(p.Generation), inv})
+	}
+	if node != "" && len(rows) == 0 {
+		return fmt.Errorf("node %q: this engine has no provider of that uuid", node)
 	}
 	if asJSON {
 		return json.NewEncoder(out).Encode(rows)

@@ -273,6 +273,10 @@ type observing struct {
 func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.n.Add(1)
 	start := time.Now()
+	if id := GlobalRequestID(r.Context()); id != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("X-OpenStack-Request-ID", id)
+	}
 	resp, err := t.next.RoundTrip(r)
 	status := 0 // transport failure
 	if err == nil {
@@ -295,7 +299,8 @@ func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 			id = requestID(resp.Header)
 		}
 		t.log.Debug("placement request", "method", r.Method, "path", r.URL.Path,
-			"status", status, "request_id", id, "ms", time.Since(start).Milliseconds())
+			"status", status, "request_id", id, "global_request_id", GlobalRequestID(r.Context()),
+			"ms", time.Since(start).Milliseconds())
 	}
 	return resp, err
 }

@@ -8,8 +8,12 @@ import (
 
 // health decides /readyz and /healthz from the cycles seen.
 //
-// Ready: a cycle has succeeded (outcome ok or partial) since the process
-// started. Healthy: one succeeded within unhealthyAfter intervals (the
+// Ready (it can do its job now): a cycle has succeeded (outcome ok or
+// partial) and the newest finished cycle did not fail; one good cycle
+// makes it ready again. Live (the process and its loop): the loop
+// started or finished a cycle, or a cycle synced a provider, within
+// unhealthyAfter intervals plus one; an outage of Ironic or Placement
+// fails cycles fast and so keeps it live. Healthy: one succeeded within unhealthyAfter intervals (the
 // process start counts as one, so a fresh daemon is healthy), or — before
 // the first success only — a cycle in progress finished a provider within
 // that window: a cold start of thousands of providers is slow, not stuck.
@@ -21,6 +25,9 @@ type health struct {
 	lastSuccess    time.Time // zero: none yet
 	running        bool
 	lastProgress   time.Time
+	lastBeat       time.Time // the loop's last cycle start or end
+	failedInRow    int       // cycles failed since the last success
+	lastFailure    time.Time
 }
 
 func (h *health) configure(interval time.Duration, unhealthyAfter int) {
@@ -39,7 +46,7 @@ func (h *health) every() time.Duration {
 func (h *health) cycleStarted(at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.running, h.lastProgress = true, at
+	h.running, h.lastProgress, h.lastBeat = true, at, at
 }
 
 func (h *health) progressed(at time.Time) {
@@ -51,10 +58,13 @@ func (h *health) progressed(at time.Time) {
 func (h *health) cycleDone(o Outcome, at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.running = false
+	h.running, h.lastBeat = false, at
 	if o != Failed {
-		h.lastSuccess = at
+		h.lastSuccess, h.failedInRow = at, 0
+		return
 	}
+	h.failedInRow++
+	h.lastFailure = at
 }
 
 func (h *health) ready() (bool, string) {
@@ -62,6 +72,10 @@ func (h *health) ready() (bool, string) {
 	defer h.mu.Unlock()
 	if h.lastSuccess.IsZero() {
 		return false, "no successful cycle yet"
+	}
+	if h.failedInRow > 0 {
+		return false, fmt.Sprintf("not ready: the last %d cycle(s) failed, the newest at %s; last successful cycle %s",
+			h.failedInRow, h.lastFailure.UTC().Format(time.RFC3339), h.lastSuccess.UTC().Format(time.RFC3339))
 	}
 	return true, "ready: last successful cycle " + h.lastSuccess.UTC().Format(time.RFC3339)
 }
@@ -83,4 +97,22 @@ func (h *health) healthy(now time.Time) (bool, string) {
 	}
 	return false, fmt.Sprintf("unhealthy: no successful cycle for %s (limit: %d intervals of %s, server.unhealthy_after)",
 		now.Sub(ref).Round(time.Second), h.unhealthyAfter, h.interval)
+}
+
+func (h *health) live(now time.Time) (bool, string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	window := time.Duration(h.unhealthyAfter+1) * h.interval
+	ref, what := h.started, "start"
+	if h.lastBeat.After(ref) {
+		ref, what = h.lastBeat, "cycle started or ended"
+	}
+	if h.running && h.lastProgress.After(ref) {
+		ref, what = h.lastProgress, "provider synced"
+	}
+	if age := now.Sub(ref); h.interval <= 0 || age <= window {
+		return true, fmt.Sprintf("live: %s %s ago", what, age.Round(time.Second))
+	}
+	return false, fmt.Sprintf("not live: the loop did nothing for %s (last: %s; limit: %d intervals of %s)",
+		now.Sub(ref).Round(time.Second), what, h.unhealthyAfter+1, h.interval)
 }

@@ -156,6 +156,10 @@ func (o *Ops) Ready() (bool, string) {
 	return ok, o.busReason(why)
 }
 
+// Live answers /livez: the process and its loop, whatever the services
+// it depends on do (a liveness probe must not restart it in their outage).
+func (o *Ops) Live() (bool, string) { return o.health.live(o.now()) }
+
 // Healthy answers /healthz: not while a service the engine needs is
 // failing, even during a long first cycle (deps.go).
 func (o *Ops) Healthy() (bool, string) {

@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
-// Handler serves /metrics, /healthz, /readyz and the status page at /.
+// Handler serves /metrics, /healthz, /readyz, /livez and the status page at /.
 func (o *Ops) Handler() http.Handler { return o.handler(true) }
 
 func (o *Ops) handler(metrics bool) *http.ServeMux {
@@ -22,6 +22,7 @@ func (o *Ops) handler(metrics bool) *http.ServeMux {
 	}
 	mux.HandleFunc("GET /healthz", probe(o.Healthy))
 	mux.HandleFunc("GET /readyz", probe(o.Ready))
+	mux.HandleFunc("GET /livez", probe(o.Live))
 	mux.HandleFunc("GET /{$}", o.ServeStatus)
 	mux.HandleFunc("GET /node/{uuid}", o.ServeNode)
 	return mux

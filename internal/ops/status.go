@@ -96,6 +96,7 @@ type nodePage struct {
 	Row   NodeRow
 	Found bool
 	UUID  string
+	Why   Explanation
 }
 
 // ServeNode renders one node: what the plugin reported, what Placement
@@ -110,7 +111,11 @@ func (o *Ops) ServeNode(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		status = http.StatusNotFound
 	}
-	render(w, nodeTmpl, nodePage{Info: info, Now: o.now(), Row: row, Found: ok, UUID: uuid}, status)
+	page := nodePage{Info: info, Now: o.now(), Row: row, Found: ok, UUID: uuid}
+	if ok {
+		page.Why = Explain(row.Source, row.Outcome, nil)
+	}
+	render(w, nodeTmpl, page, status)
 }
 
 func render(w http.ResponseWriter, t *template.Template, data any, status int) {

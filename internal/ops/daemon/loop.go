@@ -7,7 +7,10 @@ import (
 	"strings"
 	"time"
 
+	sd "github.com/coreos/go-systemd/v22/daemon"
+
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/ops"
 )
 
@@ -46,14 +49,19 @@ type Loader func(ctx context.Context, stop <-chan struct{}, prev Setup) (Setup, 
 type Loop struct {
 	Load   Loader
 	Reload <-chan struct{} // one value per reload request (SIGHUP)
-	Log    *slog.Logger
-	Ops    *ops.Ops
-	Level  *slog.LevelVar // set from Settings.LogLevel at each load; may be nil
+	// Now asks for a cycle at once (SIGUSR1); requests during a cycle
+	// merge into one cycle right after it.
+	Now   <-chan struct{}
+	Log   *slog.Logger
+	Ops   *ops.Ops
+	Level *slog.LevelVar // set from Settings.LogLevel at each load; may be nil
 	// Jitter is the largest fraction of the interval added to each wait,
 	// so engines started together do not hit Placement in step.
 	Jitter float64
 	// Cycled, if set, is called after each cycle is recorded (tests).
 	Cycled func(engine.Report)
+
+	errors errorLog
 }
 
 type loaded struct {
@@ -71,7 +79,10 @@ func (l *Loop) Run(ctx context.Context) error {
 		return err
 	}
 	l.activate(w, nil)
+	l.notify(sd.SdNotifyReady)
+	defer l.notify(sd.SdNotifyStopping)
 	go l.watchDependencies(ctx)
+	go l.watchdog(ctx)
 	r := reloader{loop: l, ctx: ctx, stop: stop, results: make(chan loaded, 1)}
 	defer func() { r.abandon(); w.Close(context.Background()) }()
 
@@ -80,10 +91,13 @@ func (l *Loop) Run(ctx context.Context) error {
 		done := make(chan engine.Report, 1)
 		go func() { done <- l.cycle(ctx, w) }()
 		var rep engine.Report
+		again := false
 		for waiting := true; waiting; {
 			select {
 			case rep = <-done:
 				waiting = false
+			case <-l.Now:
+				again = true
 			case <-l.Reload:
 				r.request(w)
 			case res := <-r.results:
@@ -95,44 +109,62 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.Log.Info("stopped after the cycle in flight; state saved")
 			return nil
 		}
-		w = r.swap(w)
-
-		wait, soon := l.wait(w), followUp(w, rep)
-		if soon > 0 {
-			wait = min(wait, soon)
-		}
-		timer := time.NewTimer(time.Until(end.Add(wait)))
-		fallback := false
-		for waiting := true; waiting; {
-			select {
-			case <-ctx.Done():
-				timer.Stop()
-				l.Log.Info("stopped between cycles")
+		nw := r.swap(w)
+		again = again || nw != w // a reload applies at once
+		w = nw
+		if !again {
+			var stopped bool
+			if w, stopped = l.idle(ctx, &r, w, rep, end); stopped {
 				return nil
-			case <-timer.C:
-				if d := l.quiet(w, end); d > 0 && soon == 0 && !fallback { // events flow: the full cycle waits longer
-					timer.Reset(d)
-					continue
-				}
-				waiting = false
-			case b := <-hints(w):
-				// Events that cannot be trusted bring the full cycle back to
-				// engine.interval, the periodic engine's pace, never sooner:
-				// a stream of bad messages costs no more full cycles than
-				// running without events.
-				if why := l.syncNodes(ctx, w, b); why != "" && !fallback {
-					fallback = true
-					l.Log.Info("full cycle at engine.interval: events cannot be trusted", "why", why)
-					timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
-				}
-			case <-l.Reload:
-				r.request(w)
-			case res := <-r.results:
-				r.finished(res, w)
-				if nw := r.swap(w); nw != w {
-					w = nw // a new interval counts from the last cycle's end
-					timer.Reset(time.Until(end.Add(l.wait(w))))
-				}
+			}
+		}
+	}
+}
+
+// idle waits for the next full cycle: the interval from the last cycle's
+// end (longer while events flow, sooner for a follow-up), syncing the
+// nodes events name meanwhile; a request for a cycle now, or a reload,
+// which applies at once, ends it early. It reports whether the daemon is
+// stopping.
+func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, rep engine.Report, end time.Time) (Setup, bool) {
+	wait, soon := l.wait(w), followUp(w, rep)
+	if soon > 0 {
+		wait = min(wait, soon)
+	}
+	timer := time.NewTimer(time.Until(end.Add(wait)))
+	defer timer.Stop()
+	fallback := false
+	for {
+		select {
+		case <-ctx.Done():
+			l.Log.Info("stopped between cycles")
+			return w, true
+		case <-timer.C:
+			if d := l.quiet(w, end); d > 0 && soon == 0 && !fallback { // events flow: the full cycle waits longer
+				timer.Reset(d)
+				continue
+			}
+			return w, false
+		case b := <-hints(w):
+			// Events that cannot be trusted bring the full cycle back to
+			// engine.interval, the periodic engine's pace, never sooner:
+			// a stream of bad messages costs no more full cycles than
+			// running without events.
+			if why := l.syncNodes(ctx, w, b); why != "" && !fallback {
+				fallback = true
+				l.Log.Info("full cycle at engine.interval: events cannot be trusted", "why", why)
+				timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
+			}
+		case <-l.Now:
+			l.Log.Info("cycle requested (SIGUSR1): starting it now")
+			return w, false
+		case <-l.Reload:
+			r.request(w)
+		case res := <-r.results:
+			r.finished(res, w)
+			if nw := r.swap(w); nw != w {
+				l.Log.Info("reloaded: starting a cycle with the new configuration now")
+				return nw, false
 			}
 		}
 	}
@@ -146,7 +178,11 @@ func (l *Loop) cycle(ctx context.Context, w Setup) engine.Report {
 	cctx, cancel := l.guard(ctx, w)
 	defer cancel()
 	l.Ops.CycleStarted()
-	return w.Cycle(cctx)
+	// One global request id per cycle, sent to Placement with each of its
+	// requests and logged, so Placement's log joins the engine's.
+	id := placement.NewGlobalRequestID()
+	l.Log.Info("cycle started", "global_request_id", id)
+	return w.Cycle(placement.WithGlobalRequestID(cctx, id))
 }
 
 // guard is a context for the setup's work that a stop does not cancel
@@ -194,9 +230,7 @@ func (l *Loop) finish(w Setup, r engine.Report, start time.Time, stopped bool) t
 		"created", r.Created, "updated", r.Updated, "unchanged", r.Unchanged, "deleted", r.Deleted,
 		"quarantined", r.Quarantined, "conflicts", r.Conflicts, "errors", len(r.Errors),
 		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
-	for _, e := range r.Errors {
-		l.Log.Error("cycle error", "err", e.Message, "kind", e.Kind, "node", e.Node)
-	}
+	l.errors.record(l.Log, r, time.Now())
 	if l.Cycled != nil {
 		l.Cycled(r)
 	}

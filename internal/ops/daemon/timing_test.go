@@ -102,9 +102,10 @@ func TestCyclesStartOneIntervalAfterTheLastEnded(t *testing.T) {
 	})
 }
 
-// A reload asked for between cycles is loaded at once, and the new
-// interval counts from the last cycle's end, not from the reload.
-func TestReloadBetweenCyclesUsesTheNewIntervalFromTheLastEnd(t *testing.T) {
+// A reload asked for between cycles is loaded at once and applies at
+// once: the new configuration's first cycle starts as soon as it is
+// loaded, and its interval counts from that cycle's end.
+func TestReloadBetweenCyclesAppliesAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tl := &timeline{}
 		old := &timedSetup{name: "old", log: tl, settings: daemon.Settings{Interval: time.Minute, StopTimeout: time.Minute}}
@@ -138,8 +139,15 @@ func TestReloadBetweenCyclesUsesTheNewIntervalFromTheLastEnd(t *testing.T) {
 		if len(starts) < 2 || starts[1].world != "new" {
 			t.Fatalf("cycles %v; want the second on the new configuration", starts)
 		}
-		if gap := starts[1].at.Sub(firstEnd); gap < 20*time.Second || gap > 22*time.Second {
-			t.Fatalf("the first cycle on the new configuration started %s after the last ended; want its 20s interval (+10%%)", gap)
+		if gap := starts[1].at.Sub(firstEnd); gap != 7*time.Second {
+			t.Fatalf("the first cycle on the new configuration started %s after the last ended; want 7s (asked at 5s, loaded in 2s)", gap)
+		}
+		ends := tl.all("end")
+		if len(starts) < 3 || len(ends) < 2 {
+			t.Fatalf("cycles %v", starts)
+		}
+		if gap := starts[2].at.Sub(ends[1].at); gap < 20*time.Second || gap > 22*time.Second {
+			t.Fatalf("the next cycle came %s after the reloaded one ended; want its 20s interval (+10%%)", gap)
 		}
 	})
 }

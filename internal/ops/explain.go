@@ -1,0 +1,140 @@
+package ops
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/baremetal"
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// Explanation answers "why is this node where it is" with the source's
+// values, not the reason code alone. `engine explain` prints it and the
+// node page shows it.
+type Explanation struct {
+	// Verdict is one line: "schedulable", "not schedulable: in use by
+	// instance …", "not schedulable: provision_state = cleaning", or what
+	// keeps the node from being synced.
+	Verdict string `json:"verdict"`
+	// Decides is the rule the engine applied (a reservation reason or an
+	// outcome kind), Conditions every reserving condition the node meets,
+	// with its value, the deciding one first.
+	Decides    string   `json:"decides"`
+	Conditions []string `json:"conditions,omitempty"`
+	// Instances are the consumers the source says occupy the node.
+	Instances []string `json:"instances,omitempty"`
+}
+
+// condition is one reserving rule and the value that meets it.
+type condition struct {
+	reason baremetal.ReservedReason
+	text   string
+}
+
+// conditions lists every reserving rule n meets, in the order of the
+// reservation matrix (engine/baremetal.Reservation); a node with explicit
+// resources has only the first three.
+func conditions(n *hostabi.Node, instances []string) []condition {
+	var cs []condition
+	add := func(r baremetal.ReservedReason, format string, a ...any) {
+		cs = append(cs, condition{r, fmt.Sprintf(format, a...)})
+	}
+	if n.Maintenance {
+		add(baremetal.ReservedMaintenance, "maintenance = true")
+	}
+	if n.Retired {
+		add(baremetal.ReservedRetired, "retired = true")
+	}
+	if n.Fault != "" {
+		add(baremetal.ReservedFault, "fault = %s", n.Fault)
+	}
+	if n.ResourceClass == "" {
+		return cs
+	}
+	switch n.PowerState {
+	case "":
+		add(baremetal.ReservedPowerState, "power_state unknown")
+	case "error":
+		add(baremetal.ReservedPowerState, "power_state = error")
+	}
+	if n.ProvisionState != "" && n.ProvisionState != "available" {
+		add(baremetal.ReservedProvision, "provision_state = %s (not available)", n.ProvisionState)
+	}
+	if n.TargetProvisionState != "" {
+		add(baremetal.ReservedTransition, "target_provision_state = %s", n.TargetProvisionState)
+	}
+	for _, in := range instances {
+		add(baremetal.ReservedInstance, "instance %s", in)
+	}
+	return cs
+}
+
+// instancesOf is the node's own instance_uuid and the source's listed
+// instances on it, without repeats.
+func instancesOf(n *hostabi.Node, listed []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, in := range append([]string{n.InstanceUUID}, listed...) {
+		if in != "" && !seen[in] {
+			seen[in] = true
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// Explain explains outcome o of node n (nil when the source did not list
+// it); listed are the source's instances on the node. A node that holds
+// an instance is said to be in use by it, whichever rule comes first.
+func Explain(n *hostabi.Node, o engine.Outcome, listed []string) Explanation {
+	var x Explanation
+	var cs []condition
+	if n != nil {
+		x.Instances = instancesOf(n, listed)
+		cs = conditions(n, x.Instances)
+	}
+	for _, c := range cs { // the deciding condition first
+		if string(c.reason) == o.Reserved {
+			x.Conditions = append(x.Conditions, c.text)
+		}
+	}
+	for _, c := range cs {
+		if string(c.reason) != o.Reserved {
+			x.Conditions = append(x.Conditions, c.text)
+		}
+	}
+	switch o.Kind {
+	case engine.KindCreated, engine.KindUpdated, engine.KindUnchanged:
+		x.Decides = o.Reserved
+		switch {
+		case o.Reserved == "":
+			x.Decides, x.Verdict = "schedulable", "schedulable"
+		case len(x.Instances) > 0:
+			x.Verdict = "not schedulable: in use by instance " + x.Instances[0]
+		case len(x.Conditions) > 0:
+			x.Verdict = "not schedulable: " + x.Conditions[0]
+		default:
+			x.Verdict = "not schedulable: " + o.Reserved
+		}
+	default:
+		x.Decides = string(o.Kind)
+		x.Verdict = verdictOf(o)
+	}
+	return x
+}
+
+// verdictOf says what keeps a node from being synced as it is.
+func verdictOf(o engine.Outcome) string {
+	s := string(o.Kind)
+	if o.Reason != "" {
+		s += " (" + o.Reason + ")"
+	}
+	if o.ProofsNeeded > 0 {
+		s += ": proof " + strconv.Itoa(o.Proof) + " of " + strconv.Itoa(o.ProofsNeeded)
+	}
+	if o.Message != "" {
+		s += ": " + o.Message
+	}
+	return s
+}
