@@ -35,7 +35,9 @@ echo "deb-test: rpengine --version"
 out=$(/usr/bin/rpengine --version)
 echo "$out"
 grep -qx "engine $version" <<<"$out" || { echo "deb-test: --version does not say $version"; exit 1; }
-if commit=$(git rev-parse HEAD 2>/dev/null); then
+# The commit the package was built from: reproducible.sh exports it (the
+# checkout may have moved on since), else this checkout's HEAD.
+if commit=${RELEASE_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}; then
 	grep -q "commit: *$commit" <<<"$out" || { echo "deb-test: --version does not name commit $commit"; exit 1; }
 fi
 

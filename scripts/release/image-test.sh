@@ -12,7 +12,7 @@ version=$(scripts/release/version.sh)
 tools=${RELEASE_TOOLS:-$PWD/build/tools}
 arch=$(go env GOARCH)
 tmp=$(mktemp -d)
-trap 'umount "$tmp/root/proc" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/root/proc" 2>/dev/null || true; rm -rf --one-file-system "$tmp"' EXIT
 [ -x "$tools/ociimage" ] || go build -C scripts/release/tools -o "$tools/" ./ociimage
 
 "$tools/ociimage" unpack -in "$image" -platform "linux/$arch" -dir "$tmp/root" > "$tmp/config.json"
