@@ -74,9 +74,9 @@ func printReport(out io.Writer, r engine.Report, dry bool) {
 		tw.Flush()
 		fmt.Fprintf(out, "plan: %d writes (nothing written)\n", len(r.Writes))
 	}
-	fmt.Fprintf(out, "nodes %d, instances %d: created %d, updated %d, unchanged %d, deleted %d, quarantined %d; "+
+	fmt.Fprintf(out, "nodes %d, instances %d: created %d, updated %d, unchanged %d, deleted %d, quarantined %d, failed %d; "+
 		"%d conflicts, %d Placement requests, %d ms\n",
-		r.Nodes, r.Instances, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined,
+		r.Nodes, r.Instances, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined, r.Failed,
 		r.Conflicts, r.PlacementRequests, r.DurationMS)
 	for _, e := range r.Errors {
 		fmt.Fprintf(stderrOf(out), "error: %s\n", e)
