@@ -57,6 +57,13 @@ func (c *Client) PutConsumer(ctx context.Context, consumer string, want Consumer
 	if less(c.Microversion(), "1.28") {
 		return fmt.Errorf("allocations need placement microversion 1.28; this one speaks %s", c.Microversion())
 	}
+	return c.do(ctx, "PUT", "allocations/"+url.PathEscape(consumer), c.consumerBody(want), nil, 204)
+}
+
+// consumerBody is one consumer's allocations as PUT /allocations/{c} and
+// POST /reshaper take them: a nil generation means a new consumer, and
+// the consumer type goes only where the microversion knows it (1.38+).
+func (c *Client) consumerBody(want Consumer) map[string]any {
 	allocs := map[string]any{}
 	for rp, res := range want.Resources {
 		allocs[rp] = map[string]any{"resources": res}
@@ -70,7 +77,7 @@ func (c *Client) PutConsumer(ctx context.Context, consumer string, want Consumer
 	if !less(c.Microversion(), "1.38") {
 		body["consumer_type"] = want.Type
 	}
-	return c.do(ctx, "PUT", "allocations/"+url.PathEscape(consumer), body, nil, 204)
+	return body
 }
 
 // DeleteConsumer removes all of a consumer's allocations. The engine calls

@@ -2,7 +2,6 @@ package placement
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 )
 
@@ -16,22 +15,9 @@ func (c *Client) Reshape(ctx context.Context, provider string, gen Generation, i
 	if less(c.Microversion(), "1.30") {
 		return fmt.Errorf("reshaper needs placement microversion 1.30; this one speaks %s", c.Microversion())
 	}
-	allocs := map[string]any{}
-	for rp, res := range want.Resources {
-		allocs[rp] = map[string]any{"resources": res}
-	}
-	cgen := want.Generation
-	if cgen == nil {
-		cgen = json.RawMessage("null")
-	}
-	con := map[string]any{"allocations": allocs, "project_id": want.ProjectID, "user_id": want.UserID,
-		"consumer_generation": cgen}
-	if !less(c.Microversion(), "1.38") {
-		con["consumer_type"] = want.Type
-	}
 	body := map[string]any{
 		"inventories": map[string]any{provider: map[string]any{"resource_provider_generation": gen, "inventories": inv}},
-		"allocations": map[string]any{consumer: con},
+		"allocations": map[string]any{consumer: c.consumerBody(want)},
 	}
 	return c.do(ctx, "POST", "reshaper", body, nil, 204)
 }
