@@ -7,7 +7,7 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: demo-stop release release-test monitoring-test plugin-kit bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
+.PHONY: screenshots demo-stop release release-test monitoring-test plugin-kit bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
 
 all: build plugins
 
@@ -66,6 +66,13 @@ test-nova: deps build plugins
 	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges)$$' ./e2e/
 
+# screenshots regenerates docs/screenshots (the status page's node pages
+# by headless Chromium, `engine explain` as text) against the real
+# Placement: e2e TestScreenshots, which checks the values they show.
+screenshots: deps chromium build plugins
+	RPENGINE_SCREENSHOTS=$(CURDIR)/docs/screenshots RPENGINE_REQUIRE_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) \
+		RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine $(GO) test -count=1 -run '^TestScreenshots$$' ./e2e/
+
 # unit runs the fast tests only (no real services).
 unit: plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./... $(SDK)
@@ -119,14 +126,17 @@ fuzz: plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) scripts/fuzz.sh $(FUZZTIME)
 
 # bench writes reports/BENCHMARKS.md in one run: nova 26.2.2 measured side by
-# side (internal/testing/bench TestNovaSideBySide), the POST /reshaper experiment,
-# the go test benchmarks of the plugin host and plugins (scripts/bench-go.sh,
-# whose ratios become the plugin ceiling rows), then cmd/rpbench: the engine
-# at 1k/10k/100k nodes, the real Placement, the production-shaped one
-# (uWSGI + MariaDB) and the cold-start curve. CI does not run it.
-# BENCH=quick (default, under 15 minutes on 2 CPUs) or BENCH=full (nova at
-# 200 and 500 nodes, 10k nodes on uWSGI + MariaDB, the curve at 1k on both
-# Placements, 3 rounds: about two hours).
+# side (internal/testing/bench TestNovaSideBySide, the compile cache warmed
+# first), the POST /reshaper experiment, the event lag, the go test
+# benchmarks of the plugin host and plugins (scripts/bench-go.sh, whose
+# ratios become the plugin ceiling rows, VMware's on a 2,000-host vcsim),
+# then cmd/rpbench: the engine at 1k/10k/100k nodes (idle, changed, unlisted
+# and unchanged providers, RSS, restart), the plugins' first start, the real
+# Placement, the production-shaped one (uWSGI + MariaDB) and the cold-start
+# curve. How to read it: docs/MEASUREMENTS.md. CI does not run it.
+# BENCH=quick (default, about 25 minutes on a quiet 2-CPU machine, an estimate) or
+# BENCH=full (nova at 200 and 500 nodes, 10k nodes on uWSGI + MariaDB, the
+# curve at 1k on both Placements, 3 rounds: about two hours).
 BENCH ?= quick
 ifeq ($(BENCH),full)
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_REPLAY_ROUNDS=2
@@ -140,6 +150,7 @@ BENCH_EVENTS   := RPBENCH_EVENTS_NODES=200 RPBENCH_EVENTS_CHANGES=40
 BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif
 bench-deps:
+	scripts/vcsim/install.sh
 	scripts/nova/install.sh
 	scripts/rabbitmq/install.sh
 	scripts/placement-prod/install.sh
@@ -147,6 +158,7 @@ bench-deps:
 bench: build plugins bench-deps
 	@mkdir -p build
 	@date +%s > build/bench-started
+	@cat /proc/loadavg > build/bench-load 2>/dev/null || true
 	RPBENCH_NOVA=1 $(BENCH_NOVA) RPBENCH_NOVA_OUT=$(CURDIR)/build/bench-nova.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test -count=1 -timeout 150m -run 'TestNovaSideBySide$$' -v ./internal/testing/bench/
@@ -158,7 +170,7 @@ bench: build plugins bench-deps
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out reports/BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
 		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
-		-started $$(cat build/bench-started) -command "make bench BENCH=$(BENCH)"
+		-started $$(cat build/bench-started) -started-load build/bench-load -command "make bench BENCH=$(BENCH)"
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and
 # staticcheck for the host and for wasip1, every exported name documented,

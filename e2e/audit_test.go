@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/testing/placementtest"
 	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
@@ -115,5 +116,63 @@ func TestAuditFindsPlantedDrift(t *testing.T) {
 	t.Logf("engine audit:\n%s", res.stdout)
 	if res.code != 3 || !strings.Contains(res.stdout, "reserved") || !strings.Contains(res.stdout, "9 drifts found") {
 		t.Errorf("text: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+}
+
+// retiredWorld is the fake plugin's [plugin.config] of one available,
+// powered-on gold node per flag, node i retired as flags[i] says: the
+// retired ones are the nodes the rules reserve (held beside nova).
+func retiredWorld(u func(int) string, flags ...bool) string {
+	var world strings.Builder
+	world.WriteString("[plugin.config]\n")
+	for i, retired := range flags {
+		fmt.Fprintf(&world, "[[plugin.config.node]]\nuuid = %q\nresource_class = \"gold\"\npower_state = \"power on\"\n"+
+			"provision_state = \"available\"\nretired = %v\n", u(i), retired)
+	}
+	return world.String()
+}
+
+// Beside nova, holds against the real Placement: audit is 0 with the
+// holds in place, then names a held node whose hold was deleted and a
+// hold on a node nothing reserves, even when the two leave the hold
+// project's usage sum as it was (the cycle's cheap check sees no change).
+func TestAuditFindsHoldDrift(t *testing.T) {
+	url := placementtest.Shared(t)
+	plugin := plugintest.Build(t, "plugins/fake")
+	u := func(i int) string { return uuidFor(t.Name(), i) }
+	world := retiredWorld(u, false, true, true, false)
+	id := fmt.Sprintf("audit-hold-%x", os.Getpid())
+	cfg := writeConfig(t, id, url, plugin, world+"\n[nova]\nbeside = true\n")
+	once(t, cfg)
+	owner := engine.OwnerTrait(id)
+	for i, held := range []bool{false, true, true, false} {
+		st, _ := placementDo(t, url, "GET", "/allocations/"+engine.HoldConsumer(owner, u(i)), nil)
+		var a struct{ Allocations map[string]any }
+		placementGet(t, url, "/allocations/"+engine.HoldConsumer(owner, u(i)), &a)
+		if st != 200 || (len(a.Allocations) > 0) != held {
+			t.Fatalf("node %d: hold %v, want %v", i, a.Allocations, held)
+		}
+	}
+	if fs, code := audit(t, cfg); code != 0 || len(fs) != 0 {
+		t.Fatalf("holds in place: exit %d, %+v", code, fs)
+	}
+	plant(t, url, "DELETE", "/allocations/"+engine.HoldConsumer(owner, u(1)), nil)
+	hold := "rpengine-hold-" + id
+	plant(t, url, "PUT", "/allocations/"+engine.HoldConsumer(owner, u(3)), map[string]any{
+		"allocations": map[string]any{u(3): map[string]any{"resources": map[string]int{"CUSTOM_GOLD": 1}}},
+		"project_id":  hold, "user_id": hold, "consumer_generation": nil, "consumer_type": engine.HoldConsumerType})
+	before := generation(t, url, u(3))
+	fs, code := audit(t, cfg)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.Kind+" "+f.Node+": "+f.Detail)
+	}
+	sort.Strings(got)
+	want := []string{"hold " + u(1) + ": hold missing", "hold " + u(3) + ": hold without a reason"}
+	if code != 3 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exit %d; findings\n%s\nwant\n%s", code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if generation(t, url, u(3)) != before {
+		t.Error("audit wrote to Placement")
 	}
 }

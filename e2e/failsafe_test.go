@@ -10,11 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -210,14 +208,7 @@ func TestFailSafePlacementKilledDuringAColdStart(t *testing.T) {
 	defer srv.Close()
 	listen := freeAddr(t)
 	cfg := worldConfig(t, fmt.Sprintf("cold-%x", os.Getpid()), front.url(), srv.URL, fmt.Sprintf("[server]\nlisten = %q\n", listen))
-	cmd := exec.Command(engineBin(t), "run", "--config", cfg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var logs syncBuffer
-	cmd.Stderr, cmd.Stdout = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	_, logs := startDaemon(t, cfg)
 	deadline := time.Now().Add(60 * time.Second)
 	for front.count() < 150 && time.Now().Before(deadline) { // mid cold start
 		time.Sleep(20 * time.Millisecond)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -86,14 +85,7 @@ func TestPlanBesideRunPredictsOnce(t *testing.T) {
 	cfg := writeConfig(t, id, url, plugin, worldTOML(nodes, nil))
 	dir := filepath.Dir(cfg)
 
-	cmd := exec.Command(engineBin(t), "run", "--config", cfg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var logs syncBuffer
-	cmd.Stderr, cmd.Stdout = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	cmd, logs := startDaemon(t, cfg)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		_, err := os.Stat(filepath.Join(dir, "state.json"))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
@@ -97,5 +98,67 @@ func foreignProvider(t *testing.T, url, uuid, owner string) {
 	if st, b := placementDo(t, url, "PUT", "/resource_providers/"+uuid+"/traits",
 		map[string]any{"resource_provider_generation": p.Generation, "traits": []string{owner}}); st != 200 {
 		t.Fatalf("owner trait: %d %s", st, b)
+	}
+}
+
+// stepClock is a clock the test moves by hand.
+type stepClock struct{ now time.Time }
+
+func (c *stepClock) Now() time.Time { return c.now }
+
+// TestBlockedInUseProviderCostsNoRequestOnRealPlacement: on Debian's
+// Placement, a provider of a node proven gone that still has an
+// allocation is reserved and blocked, then costs no request while its
+// generation holds, until engine.delete_grace has passed. DELETE
+// /allocations/{consumer} frees it without moving its generation, which
+// is why the grace, not the generation, says when to look again.
+func TestBlockedInUseProviderCostsNoRequestOnRealPlacement(t *testing.T) {
+	url := placementtest.Shared(t)
+	ctx := context.Background()
+	src := &memSource{gone: map[string]bool{}}
+	for i := range 2 {
+		src.nodes = append(src.nodes, hostabi.Node{UUID: uuidFor(t.Name(), i), ResourceClass: "gold",
+			PowerState: "power off", ProvisionState: "available"})
+	}
+	pc, err := placement.New(ctx, placement.Config{Endpoint: url, Token: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &stepClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	pol := engine.Policy{OwnerTrait: engine.OwnerTrait(fmt.Sprintf("inuse-%x", os.Getpid()))}
+	eng := engine.New(src, pc, pol, engine.Options{DeleteLimit: 1, DeleteGrace: time.Minute, Clock: clock}, nil, nil)
+	if r := eng.Cycle(ctx); r.Created != 2 {
+		t.Fatalf("first cycle: %v", r.ErrorMessages())
+	}
+	u, consumer := uuidFor(t.Name(), 1), uuidFor(t.Name(), 100)
+	if code, body := placementDo(t, url, "PUT", "/allocations/"+consumer, map[string]any{
+		"allocations": map[string]any{u: map[string]any{"resources": map[string]int{"CUSTOM_GOLD": 1}}},
+		"project_id":  "p", "user_id": "u", "consumer_generation": nil, "consumer_type": "INSTANCE"}); code != 204 {
+		t.Fatalf("allocation: %d %s", code, body)
+	}
+	src.nodes, src.gone[u] = src.nodes[:1], true
+	eng.Cycle(ctx) // first proof
+	clock.now = clock.now.Add(time.Minute)
+	if r := eng.Cycle(ctx); r.Blocked != 1 {
+		t.Fatalf("second proof: blocked %d: %v", r.Blocked, r.ErrorMessages())
+	}
+	clock.now = clock.now.Add(20 * time.Second)
+	if r := eng.Cycle(ctx); r.PlacementRequests != 1 || r.Blocked != 1 {
+		t.Fatalf("within the grace: %d requests, want 1 (the listing); blocked %d", r.PlacementRequests, r.Blocked)
+	}
+	var before, after struct{ Generation int }
+	placementGet(t, url, "/resource_providers/"+u, &before)
+	if code, body := placementDo(t, url, "DELETE", "/allocations/"+consumer, nil); code != 204 {
+		t.Fatalf("free the allocation: %d %s", code, body)
+	}
+	if placementGet(t, url, "/resource_providers/"+u, &after); after.Generation != before.Generation {
+		t.Fatalf("DELETE /allocations moved the generation %d -> %d: the grace is not needed", before.Generation, after.Generation)
+	}
+	if r := eng.Cycle(ctx); r.PlacementRequests != 1 || r.Deleted != 0 {
+		t.Fatalf("freed, within the grace: %d requests, deleted %d", r.PlacementRequests, r.Deleted)
+	}
+	clock.now = clock.now.Add(40 * time.Second)
+	if r := eng.Cycle(ctx); r.Deleted != 1 {
+		t.Fatalf("after the grace: deleted %d: %v", r.Deleted, r.ErrorMessages())
 	}
 }

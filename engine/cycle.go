@@ -27,6 +27,7 @@ type cycle struct {
 	state  *State      // the engine's, or a plan's copy
 	names  *nameBook
 	holds  *holdBook
+	quiet  *quiet // the engine's, or a plan's copy (quiet.go)
 	budget budget // of new names
 	round  int64  // for consecutive deletion proofs (proof.go)
 	start  time.Time
@@ -39,9 +40,19 @@ type cycle struct {
 	// plugin's time within them.
 	placementFrom time.Time
 	proofTime     time.Duration
-	budgetWaits   int          // providers whose write waits for the budget of new names
-	problems      []Problem    // the nodes DesiredState left out, or partly
-	changeLists   atomic.Int64 // outcomes with changes so far (outcome.go)
+	budgetWaits   int       // providers whose write waits for the budget of new names
+	problems      []Problem // the nodes DesiredState left out, or partly
+	// gens is each desired provider's generation in the listing, by index
+	// ("" if not listed), or nil: one probe of the listing per provider
+	// (intend) instead of three.
+	gens []placement.Generation
+	// settled says, by index, which desired providers intend found as the
+	// sync would leave them (isSettled), or is nil; settledAt is the
+	// state's write count then: any write before the syncs voids it.
+	settled     []bool
+	settledAt   int64
+	spare       *spareLists  // this cycle's desired list and node order (desired.go)
+	changeLists atomic.Int64 // outcomes with changes so far (outcome.go)
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -57,12 +68,12 @@ func (e *Engine) Cycle(ctx context.Context) Report {
 func (e *Engine) Plan(ctx context.Context) Report {
 	rec := &planWriter{pc: e.pc}
 	c := e.newCycle(rec, e.state.clone(), e.names.clone(), e.holds.clone())
-	c.plan = rec
+	c.plan, c.quiet = rec, e.quiet.clone()
 	return c.run(ctx)
 }
 
 func (e *Engine) newCycle(w writer, state *State, names *nameBook, holds *holdBook) *cycle {
-	return &cycle{e: e, w: w, state: state, names: names, holds: holds, budget: budget{limit: e.opts.NewNames},
+	return &cycle{e: e, w: w, state: state, names: names, holds: holds, quiet: &e.quiet, budget: budget{limit: e.opts.NewNames},
 		start: time.Now(), r: Report{Schema: ReportSchema, Errors: []Error{}}}
 }
 
@@ -85,6 +96,7 @@ func (c *cycle) sweep(ctx context.Context) {
 	if !ok {
 		return
 	}
+	defer c.e.spare.give(c.spare) // nothing keeps them past the cycle
 	listed, ok := c.own(ctx, desired)
 	if !ok {
 		c.quarantine(ctx, nil) // the outcomes alone: the providers are unknown
@@ -135,13 +147,13 @@ func (c *cycle) negotiated(ctx context.Context) bool {
 // during the node listing is in this list), and derives the desired
 // providers. A failed listing ends the cycle before any write, so absence
 // can never look like deletion.
-func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, []Desired, bool) {
+func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) (listedNodes, []Desired, bool) {
 	t := time.Now()
 	nodes, err := c.e.src.ListNodes(ctx, req)
 	c.listed("nodes", len(nodes), t, err, nodes)
 	if err != nil {
 		c.fail(ErrListing, "", fmt.Sprintf("list nodes: %v; no writes this cycle", err))
-		return nil, nil, false
+		return listedNodes{}, nil, false
 	}
 	c.forgetProofs(nodes) // a node listed again is not gone
 	t = time.Now()
@@ -149,12 +161,21 @@ func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) ([]ho
 	c.listed("instances", len(instances), t, err, nil)
 	if err != nil {
 		c.fail(ErrListing, "", fmt.Sprintf("list instances: %v; no writes this cycle", err))
-		return nil, nil, false
+		return listedNodes{}, nil, false
 	}
 	c.r.Nodes, c.r.Instances = len(nodes), len(instances)
-	desired, problems := DesiredState(nodes, instances, c.e.pol)
+	c.spare = c.e.spare.take()
+	desired, problems := desiredState(nodes, instances, c.e.pol, c.spare)
 	c.results.reserve(len(desired) + len(problems))
-	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
+	c.takeDesired(desired, problems)
+	return listedOf(nodes, c.e.pol), desired, true
+}
+
+// takeDesired drops the traits Placement lacks from desired (they are
+// neither sent nor recorded), counts the reservations and reports the
+// nodes DesiredState left out.
+func (c *cycle) takeDesired(desired []Desired, problems []Problem) {
+	for i, d := range desired {
 		if slices.ContainsFunc(d.Traits, c.names.isUnknown) { // shared slices: clone first
 			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), c.names.isUnknown)
 		}
@@ -167,7 +188,6 @@ func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) ([]ho
 		c.problem(p)
 	}
 	c.problems = problems
-	return nodes, desired, true
 }
 
 // own lists this engine's providers — one request tells which changed
@@ -181,7 +201,7 @@ func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placemen
 		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
 		return nil, false
 	}
-	c.e.beginQuiet(ctx, listed)
+	c.beginQuiet(ctx, listed)
 	if err := c.recordIntent(ctx, desired, listed); err != nil {
 		c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
 		return nil, false
@@ -244,6 +264,9 @@ func (c *cycle) listOwned(ctx context.Context) (map[string]placement.Generation,
 // syncAll writes only real differences, in parallel, bounded.
 func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
 	done := 0
+	if c.settled != nil && c.state.writeCount() != c.settledAt {
+		c.settled = nil // written since intend judged the entries: judge afresh
+	}
 	// Workers take the next provider by index, not from a channel fed one
 	// by one: at 100,000 providers the hand-offs were a tenth of an idle
 	// cycle. Stopping hands the rest over in one piece, as deferred.
@@ -264,7 +287,7 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 					return
 				}
 				d := desired[i]
-				res, conflicts, err := c.syncOne(ctx, d, listed[d.UUID])
+				res, conflicts, err := c.syncAt(ctx, i, d, listed)
 				if err != nil {
 					c.failed(d, err)
 				}
@@ -283,6 +306,22 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 		c.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, c.budgetWaits))
 	}
 	c.r.ForeignRewrites = int(c.foreign.Swap(0))
+}
+
+// syncAt syncs desired provider i, d.
+func (c *cycle) syncAt(ctx context.Context, i int, d Desired, listed map[string]placement.Generation) (outcome, int, error) {
+	if c.settled != nil && c.settled[i] {
+		return c.syncSettled(d)
+	}
+	return c.syncOne(ctx, d, c.listedGen(i, d, listed))
+}
+
+// listedGen is desired provider i's listed generation ("" if not listed).
+func (c *cycle) listedGen(i int, d Desired, listed map[string]placement.Generation) placement.Generation {
+	if c.gens != nil {
+		return c.gens[i]
+	}
+	return listed[d.UUID]
 }
 
 // tally counts one provider's sync; the caller holds c.mu.

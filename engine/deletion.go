@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/hostabi"
 )
 
 // OpDelete is a provider deletion, planned only with proof.
@@ -23,8 +21,8 @@ const OpDelete Op = "delete_provider"
 // DeleteGrace apart (proof.go), the owner marker still ours just before
 // the delete, and no allocations. Too many at once is treated as a fault
 // upstream.
-func (c *cycle) reapVanished(ctx context.Context, nodes []hostabi.Node, desired []Desired, owned map[string]placement.Generation) {
-	candidates := c.ownCandidates(vanished(nodes, desired, owned))
+func (c *cycle) reapVanished(ctx context.Context, nodes listedNodes, desired []Desired, owned map[string]placement.Generation) {
+	candidates := c.ownCandidates(vanished(nodes.uuids, desired, owned, c.gens))
 	if len(candidates) == 0 {
 		return
 	}
@@ -56,7 +54,7 @@ func (c *cycle) reapVanished(ctx context.Context, nodes []hostabi.Node, desired 
 		return
 	}
 	for _, uuid := range ready {
-		code, why, err := c.deleteOne(ctx, uuid)
+		code, why, err := c.deleteOrWait(ctx, uuid) // quiet.go
 		switch {
 		case code != "":
 			c.block(ctx, uuid, code, why)
@@ -88,14 +86,20 @@ func (c *cycle) block(ctx context.Context, uuid, code, why string) {
 	c.blockedOutcome(uuid, code, msg)
 }
 
-// vanished lists owned providers whose node is not in the listing.
-func vanished(nodes []hostabi.Node, desired []Desired, owned map[string]placement.Generation) []string {
+// vanished lists owned providers whose node is not in the listing (the
+// listed uuids, lowercase); gens, if not nil, holds each desired
+// provider's listed generation (intend).
+func vanished(nodes []string, desired []Desired, owned map[string]placement.Generation, gens []placement.Generation) []string {
 	// The usual case first, without a set of 100,000 node uuids: desired
 	// uuids are distinct and each is a listed node's, so when as many of
 	// them are owned as there are owned providers, none vanished.
 	ownedDesired := 0
-	for _, d := range desired {
-		if _, ok := owned[d.UUID]; ok {
+	for i, d := range desired {
+		if gens != nil {
+			if gens[i] != "" {
+				ownedDesired++
+			}
+		} else if _, ok := owned[d.UUID]; ok {
 			ownedDesired++
 		}
 	}
@@ -103,8 +107,8 @@ func vanished(nodes []hostabi.Node, desired []Desired, owned map[string]placemen
 		return nil
 	}
 	listed := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		listed[strings.ToLower(n.UUID)] = true
+	for _, u := range nodes {
+		listed[u] = true
 	}
 	var out []string
 	for uuid := range owned {
@@ -155,7 +159,7 @@ func (c *cycle) deleteOne(ctx context.Context, uuid string) (code, why string, e
 	case errors.Is(err, placement.ErrProviderInUse):
 		return ReasonAllocations, msgAllocations, nil
 	case errors.As(err, &api) && api.Status < 500 && !errors.Is(err, placement.ErrNotFound):
-		return ReasonRefused, "Placement refused the delete (" + api.Code + ": " + short(api.Detail) + ")", nil
+		return ReasonRefused, "Placement refused the delete (" + api.Code + ": " + short(api.Detail) + ")" + api.IDs(), nil
 	case err != nil && !errors.Is(err, placement.ErrNotFound):
 		return "", "", fmt.Errorf("delete provider %s: %w", uuid, err)
 	}
@@ -179,12 +183,12 @@ func short(s string) string {
 // already fully reserved costs one read and no write, and none at all
 // while its generation is the one the reservation left (quiet.go).
 func (c *cycle) reserveAll(ctx context.Context, uuid string) error {
-	if c.e.quiet.stillReserved(uuid) { // reserved at this generation: unchanged since (quiet.go)
+	if c.quiet.stillReserved(uuid) { // reserved at this generation: unchanged since (quiet.go)
 		return nil
 	}
-	gen, err := c.reserveFully(ctx, uuid) // doubt.go
+	gen, err := c.reserveFully(ctx, uuid, "") // doubt.go; a node proven gone has no name
 	if err == nil && c.plan == nil {
-		c.e.quiet.sawReserved(uuid, gen)
+		c.quiet.sawReserved(uuid, gen)
 	}
 	return err
 }

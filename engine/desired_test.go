@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,13 +153,113 @@ func TestVanished(t *testing.T) {
 	nodes := []hostabi.Node{a, b}
 	ds, _ := DesiredState(nodes, nil, p)
 	gen := placement.Generation("1")
-	if v := vanished(nodes, ds, map[string]placement.Generation{u1: gen}); len(v) != 0 {
+	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen}, nil); len(v) != 0 {
 		t.Fatalf("all desired: %v", v)
 	}
-	if v := vanished(nodes, ds, map[string]placement.Generation{u1: gen, u2: gen}); len(v) != 0 {
+	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen, u2: gen}, nil); len(v) != 0 {
 		t.Fatalf("listed out of scope is not vanished: %v", v)
 	}
-	if v := vanished(nodes, ds, map[string]placement.Generation{u1: gen, u2: gen, u3: gen}); len(v) != 1 || v[0] != u3 {
+	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen, u2: gen, u3: gen}, nil); len(v) != 1 || v[0] != u3 {
 		t.Fatalf("unlisted: %v", v)
+	}
+}
+
+// The last cycle's node order is used again only while it still sorts
+// the nodes strictly: a swap, a repeat or a node more is sorted anew.
+func TestNodeOrderIsReusedOnlyWhileSorted(t *testing.T) {
+	nodes := []hostabi.Node{{UUID: "C"}, {UUID: "a"}, {UUID: "b"}}
+	ids := func(keys []nodeKey) (out []string) {
+		for _, k := range keys {
+			out = append(out, k.id+"@"+nodes[k.i].UUID)
+		}
+		return out
+	}
+	clearIDs := func(keys []nodeKey) []nodeKey {
+		for i := range keys {
+			keys[i].id = ""
+		}
+		return keys
+	}
+	want := ids(byUUID(nodes))
+	last := clearIDs(byUUID(nodes))
+	if got := ids(byUUIDAgain(nodes, last)); !slices.Equal(got, want) {
+		t.Fatalf("same order: %v, want %v", got, want)
+	}
+	for _, change := range []func(){
+		func() { nodes[0], nodes[2] = nodes[2], nodes[0] },
+		func() { nodes[1] = nodes[2] },
+		func() { nodes = append(nodes, hostabi.Node{UUID: "0"}) },
+	} {
+		last = clearIDs(byUUID(nodes))
+		change()
+		want = ids(byUUID(nodes))
+		if got := ids(byUUIDAgain(nodes, last)); !slices.Equal(got, want) {
+			t.Fatalf("changed: %v, want %v", got, want)
+		}
+	}
+}
+
+// The lists kept from cycle to cycle give the desired state a fresh call
+// gives, whatever changed between two calls: the same nodes (the kept
+// order used as it is), a uuid changed in place, shorter or in capitals,
+// a swap, a repeat, a node more or less.
+func TestDesiredStateWithKeptListsIsDesiredState(t *testing.T) {
+	pol := Policy{OwnerTrait: OwnerTrait("t"), Scope: Scope{Shards: []string{"", "a"}}}
+	uuid := func(i int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012d", uint32(i)*0x9e3779b9, i) }
+	var nodes []hostabi.Node
+	for i := range 10 {
+		nodes = append(nodes, hostabi.Node{UUID: uuid(i), ResourceClass: "gold"})
+	}
+	nodes[6].Shard = "b"                              // out of scope
+	nodes[7].ResourceClass = ""                       // a problem, left out
+	nodes[8].Traits = []string{"CUSTOM_OK", "not ok"} // a problem, written
+	nodes[9].Maintenance = true
+	instances := []hostabi.Instance{{NodeUUID: strings.ToUpper(uuid(2))}}
+	var spare spareDesired
+	same := func() {}
+	for step, change := range []func(){
+		same, same,
+		func() { nodes[2].UUID = uuid(20) },
+		same,
+		func() { nodes[3].UUID = nodes[3].UUID[:35] },
+		func() { nodes[3].UUID = strings.ToUpper(uuid(3)) },
+		same,
+		func() { nodes[0], nodes[4] = nodes[4], nodes[0] },
+		same,
+		func() { nodes[1] = nodes[5] },
+		same, same,
+		func() { nodes[1].UUID = uuid(1) },
+		same,
+		func() { nodes = append(nodes, hostabi.Node{UUID: uuid(7), ResourceClass: "gold"}) },
+		func() { nodes = nodes[1:] },
+		same,
+	} {
+		change()
+		want, wantP := DesiredState(nodes, instances, pol)
+		l := spare.take()
+		got, gotP := desiredState(nodes, instances, pol, l)
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotP, wantP) {
+			t.Fatalf("step %d: kept lists give %v %v, want %v %v", step, got, gotP, want, wantP)
+		}
+		spare.give(l)
+	}
+}
+
+// The kept order costs no allocation per node.
+func TestDesiredStateWithKeptListsAllocatesNoStringPerNode(t *testing.T) {
+	pol := Policy{OwnerTrait: OwnerTrait("t")}
+	var nodes []hostabi.Node
+	for i := range 1000 {
+		nodes = append(nodes, hostabi.Node{UUID: fmt.Sprintf("%08x-0000-4000-8000-%012d", uint32(i)*0x9e3779b9, i), ResourceClass: "gold"})
+	}
+	var spare spareDesired
+	run := func() {
+		l := spare.take()
+		desiredState(nodes, nil, pol, l)
+		spare.give(l)
+	}
+	run()
+	if n := testing.AllocsPerRun(5, run); n > 100 {
+		t.Fatalf("%.0f allocations for %d nodes", n, len(nodes))
 	}
 }

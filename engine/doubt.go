@@ -29,6 +29,7 @@ type doubtful struct {
 	uuid string
 	why  baremetal.ReservedReason
 	gen  placement.Generation // as listed this cycle
+	name string               // the node's, when the source lists it
 }
 
 // reserveDoubts fully reserves each provider in ds that is not already
@@ -59,7 +60,7 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 			c.fail(kind, "", fmt.Sprintf("%s: %d providers not reserved this cycle", why, len(todo)-i))
 			break
 		}
-		gen, err := c.reserveFully(ctx, d.uuid)
+		gen, err := c.reserveFully(ctx, d.uuid, d.name)
 		if err != nil {
 			_, kind, _ := classify(err)
 			c.fail(kind, d.uuid, fmt.Sprintf("provider %s: node %s, and not reserved: %v", d.uuid, doubtText(d.why), err))
@@ -68,7 +69,7 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 		done[d.uuid] = true
 		c.state.update(d.uuid, func(k *known) { k.DoubtGeneration = gen })
 		if c.plan == nil {
-			c.e.log.Info("provider fully reserved", "node", d.uuid, "reason", string(d.why))
+			c.e.log.Info("provider fully reserved", NodeAttrs(d.uuid, d.name, "reason", string(d.why))...)
 		}
 	}
 	return done
@@ -85,8 +86,9 @@ func doubtText(why baremetal.ReservedReason) string {
 // reserveFully sets reserved = total on every class of a provider, in
 // one write with its generation, retried on conflicts; it returns the
 // generation after. A provider already fully reserved costs one read.
-func (c *cycle) reserveFully(ctx context.Context, uuid string) (placement.Generation, error) {
+func (c *cycle) reserveFully(ctx context.Context, uuid, name string) (placement.Generation, error) {
 	var after placement.Generation
+	ctx, answer := placement.WithAnswerID(ctx)
 	err := c.e.retryOnConflict(ctx, func() error {
 		gen, inv, err := c.e.pc.Inventories(ctx, uuid)
 		if err != nil {
@@ -100,9 +102,11 @@ func (c *cycle) reserveFully(ctx context.Context, uuid string) (placement.Genera
 			}
 		}
 		if changed {
+			before := gen
 			if gen, err = c.w.setInventories(ctx, uuid, gen, inv); err != nil {
 				return onConflict(err)
 			}
+			c.written(ctx, uuid, name, OpInventory, before, gen, answer)
 		}
 		after = gen
 		c.state.invalidate(uuid)
@@ -118,7 +122,7 @@ func quarantinedProviders(problems []Problem, listed map[string]placement.Genera
 	for _, p := range problems {
 		u := strings.ToLower(p.NodeUUID)
 		if gen, ok := listed[u]; ok && p.Quarantined() {
-			out = append(out, doubtful{u, baremetal.ReservedQuarantined, gen})
+			out = append(out, doubtful{u, baremetal.ReservedQuarantined, gen, p.NodeName})
 		}
 	}
 	return out
@@ -158,7 +162,7 @@ func (c *cycle) reservePending(ctx context.Context, asked, deleted, ready []stri
 	var ds []doubtful
 	for _, u := range deleted {
 		if gen, ok := owned[u]; ok && isAsked[u] && !skip[u] {
-			ds = append(ds, doubtful{u, baremetal.ReservedPendingDeletion, gen})
+			ds = append(ds, doubtful{u, baremetal.ReservedPendingDeletion, gen, ""})
 			skip[u] = true
 		}
 	}

@@ -85,10 +85,11 @@ type Engine struct {
 	obs   Observers
 	// What outlives a cycle besides the state; a cycle's own state is in
 	// its cycle value (cycle.go).
-	names *nameBook // Placement's names learnt (names.go)
-	holds holdBook  // beside nova: the holds placed (hold.go)
-	quiet quiet     // providers left as they are while their generation holds (quiet.go)
-	rec   sharing   // the shared ownership record, with [coord] etcd (recordshare.go)
+	names *nameBook    // Placement's names learnt (names.go)
+	holds holdBook     // beside nova: the holds placed (hold.go)
+	quiet quiet        // providers left as they are while their generation holds (quiet.go)
+	rec   sharing      // the shared ownership record, with [coord] etcd (recordshare.go)
+	spare spareDesired // the last cycle's desired list, for the next (desired.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

@@ -43,12 +43,16 @@ type Listed struct {
 }
 
 // ProviderWritten is one write Placement accepted, with the generations
-// around it.
+// around it. RequestID is the id Placement gave the write's answer,
+// GlobalRequestID the cycle's: both name the write in Placement's log.
 type ProviderWritten struct {
 	Node             string
+	Name             string // the node's at the source; "" if unknown
 	Op               Op
 	GenerationBefore string
 	GenerationAfter  string
+	RequestID        string
+	GlobalRequestID  string
 }
 
 // ProviderOutcome is what the cycle did with one node or provider.
@@ -91,18 +95,19 @@ func LogObserver(log *slog.Logger) Observer {
 	return ObserverFunc(func(e Event) {
 		switch e := e.(type) {
 		case ProviderWritten:
-			log.Info("provider written", "node", e.Node, "op", e.Op,
-				"generation_before", e.GenerationBefore, "generation_after", e.GenerationAfter)
+			log.Info("provider written", NodeAttrs(e.Node, e.Name, "op", e.Op,
+				"generation_before", e.GenerationBefore, "generation_after", e.GenerationAfter,
+				"request_id", e.RequestID, "global_request_id", e.GlobalRequestID)...)
 		case ProviderOutcome:
 			if e.Plan {
 				return
 			}
 			switch e.Outcome.Kind {
 			case KindDeleted:
-				log.Info("provider deleted: node proven gone", "node", e.Outcome.Node)
+				log.Info("provider deleted: node proven gone", NodeAttrs(e.Outcome.Node, e.Outcome.Name)...)
 			case KindPendingDeletion:
-				log.Info("node proven deleted; provider kept until the next proof", "node", e.Outcome.Node,
-					"proof", e.Outcome.Proof, "of", e.Outcome.ProofsNeeded)
+				log.Info("node proven deleted; provider kept until the next proof", NodeAttrs(e.Outcome.Node, e.Outcome.Name,
+					"proof", e.Outcome.Proof, "of", e.Outcome.ProofsNeeded)...)
 			}
 		}
 	})
@@ -116,3 +121,15 @@ func (e *Engine) emit(ev Event) { e.obs.Observe(ev) }
 type NodesSynced struct{ Report NodeSyncReport }
 
 func (NodesSynced) event() {}
+
+// NodeAttrs starts the attributes of a log record about one node: its
+// uuid as "node" and, when known, its name at the source as "node_name",
+// then attrs.
+func NodeAttrs(uuid, name string, attrs ...any) []any {
+	out := make([]any, 0, 4+len(attrs))
+	out = append(out, "node", uuid)
+	if name != "" {
+		out = append(out, "node_name", name)
+	}
+	return append(out, attrs...)
+}

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/hostabi"
 )
 
 // Holds keep a node the engine reserves, and nova-compute does not, off
@@ -48,15 +47,23 @@ func HoldConsumer(ownerTrait, node string) string {
 // holdBook serialises the hold phases. What the engine believes
 // Placement holds (node -> class) is in the State, so a new process finds
 // it in the record; it is checked each cycle against one usage sum of the
-// hold project and rebuilt from Placement when they disagree, so a crash
-// or a hold deleted behind the engine's back costs reads, never a
-// schedulable node.
+// hold project and rebuilt from Placement when they disagree, and against
+// the providers with room when the listing moved (holdswap.go), so a
+// crash or a hold deleted behind the engine's back costs reads, and a
+// schedulable node only until the next cycle.
 type holdBook struct {
 	mu sync.Mutex
+	// seen is the owner listing at the last check of the holds' room
+	// (holdswap.go), nil before the first: never changed once kept.
+	seen *listingSeen
 }
 
 // clone is a book for a plan (the book itself is in the State's clone).
-func (b *holdBook) clone() *holdBook { return &holdBook{} }
+func (b *holdBook) clone() *holdBook {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return &holdBook{seen: b.seen}
+}
 
 // placeHolds runs before the syncs. Each hold a listed provider lacks
 // (new, or on the node's old class) is written together with the
@@ -86,7 +93,7 @@ func (c *cycle) placeHolds(ctx context.Context, desired []Desired, listed map[st
 // quarantined node keeps its hold (bad data loses nothing), and so does a
 // node proven gone until its provider is fully reserved or deleted: the
 // release must not open a window before the deletion.
-func (c *cycle) settleHolds(ctx context.Context, nodes []hostabi.Node, desired []Desired, listed map[string]placement.Generation) {
+func (c *cycle) settleHolds(ctx context.Context, nodes listedNodes, desired []Desired, listed map[string]placement.Generation) {
 	rep := c.nova()
 	if rep == nil || rep.skip {
 		return
@@ -104,11 +111,9 @@ func (c *cycle) settleHolds(ctx context.Context, nodes []hostabi.Node, desired [
 			c.placeOne(ctx, d, "", rep)
 		}
 	}
-	inScope := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
-		if c.e.pol.Scope.Contains(n) {
-			inScope[strings.ToLower(n.UUID)] = true
-		}
+	inScope := make(map[string]bool, len(nodes.inScope))
+	for _, u := range nodes.inScope {
+		inScope[u] = true
 	}
 	for _, node := range sortedKeys(held) {
 		listedNode := desiredHas(desired, node)
@@ -118,7 +123,7 @@ func (c *cycle) settleHolds(ctx context.Context, nodes []hostabi.Node, desired [
 		if !listedNode && !c.mayRelease(ctx, node) {
 			continue
 		}
-		c.releaseOne(ctx, node, rep)
+		c.releaseOne(ctx, node, desiredName(desired, node), rep)
 	}
 	rep.Held = len(c.state.heldBook())
 }
@@ -132,6 +137,7 @@ func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generatio
 		c.fail(ErrInvalidData, d.UUID, fmt.Sprintf("provider %s: no hold on nova's standard class %s", d.UUID, d.Hold))
 		return
 	}
+	ctx, answer := placement.WithAnswerID(ctx)
 	switch occupied, err := c.placeHold(ctx, d, gen); {
 	case err != nil:
 		c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
@@ -141,7 +147,7 @@ func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generatio
 		c.state.setHeld(d.UUID, d.Hold)
 		rep.Placed++
 		if c.plan == nil {
-			c.e.log.Info("hold placed", "node", d.UUID, "class", d.Hold)
+			c.e.log.Info("hold placed", NodeAttrs(d.UUID, d.NodeName, append([]any{"class", d.Hold}, requestIDs(ctx, answer)...)...)...)
 		}
 	}
 }
@@ -172,7 +178,8 @@ func (c *cycle) mayRelease(ctx context.Context, node string) bool {
 }
 
 // releaseOne deletes one hold consumer of this engine.
-func (c *cycle) releaseOne(ctx context.Context, node string, rep *NovaReport) {
+func (c *cycle) releaseOne(ctx context.Context, node, name string, rep *NovaReport) {
+	ctx, answer := placement.WithAnswerID(ctx)
 	err := c.w.releaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
 	if err != nil && !errors.Is(err, placement.ErrNotFound) {
 		c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
@@ -181,7 +188,7 @@ func (c *cycle) releaseOne(ctx context.Context, node string, rep *NovaReport) {
 	c.state.dropHeld(node)
 	rep.Released++
 	if c.plan == nil {
-		c.e.log.Info("hold released", "node", node)
+		c.e.log.Info("hold released", NodeAttrs(node, name, requestIDs(ctx, answer)...)...)
 	}
 }
 
@@ -197,7 +204,7 @@ func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[str
 	}
 	book := c.state.heldBook()
 	if used == int64(len(book)) {
-		return nil
+		return c.checkRoom(ctx, desired, listed, book) // holdswap.go
 	}
 	var first, rest []string
 	for _, d := range desired {
@@ -222,6 +229,7 @@ func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[str
 	}
 	maps.DeleteFunc(fresh, func(_, rc string) bool { return rc == "" })
 	c.state.setHolds(fresh)
+	c.holds.seen = c.keepSeen(desired, listed, fresh)
 	if int64(len(fresh)) != used {
 		e.log.Warn("hold project usage does not match the holds found; is it used by anything else?",
 			"project", e.pol.Nova.HoldProject, "used", used, "holds", len(fresh))
@@ -409,4 +417,14 @@ func ReleaseHolds(ctx context.Context, pc *placement.Client, ownerTrait, project
 		}
 	}
 	return released, nil
+}
+
+// desiredName is the source's name of the node uuid among desired
+// (sorted by uuid), "" when it is not there.
+func desiredName(desired []Desired, uuid string) string {
+	i, found := slices.BinarySearchFunc(desired, uuid, func(d Desired, u string) int { return strings.Compare(d.UUID, u) })
+	if !found {
+		return ""
+	}
+	return desired[i].NodeName
 }

@@ -73,7 +73,7 @@ func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) 
 		c.problem(p)
 	}
 	listed := c.cachedGenerations(desired)
-	if c.state.intend(desired, listed) {
+	if c.state.intend(desired, listed, nil, nil) {
 		if err := c.state.Save(); err != nil {
 			c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes", err))
 			return r

@@ -119,11 +119,9 @@ func (s *State) nextRound() (round int64, pending bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.round++
-	for _, k := range s.providers {
-		if !k.GoneSince.IsZero() {
-			s.dirty = true
-			return s.round, true
-		}
+	if s.proofs > 0 {
+		s.dirty = true
+		return s.round, true
 	}
 	return s.round, false
 }
@@ -132,12 +130,7 @@ func (s *State) nextRound() (round int64, pending bool) {
 func (s *State) anyProof() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, k := range s.providers {
-		if !k.GoneSince.IsZero() {
-			return true
-		}
-	}
-	return false
+	return s.proofs > 0
 }
 
 // forgetProof drops a provider's proof of deletion, if it has one: a
@@ -145,9 +138,11 @@ func (s *State) anyProof() bool {
 func (s *State) forgetProof(uuid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if k, ok := s.providers[uuid]; ok && (!k.GoneSince.IsZero() || k.ProofRound != 0) {
+	if old, ok := s.providers[uuid]; ok && (!old.GoneSince.IsZero() || old.ProofRound != 0) {
+		k := old
 		k.GoneSince, k.ProofRound = time.Time{}, 0
-		s.providers[uuid], s.dirty = k, true
+		s.set(uuid, old, k)
+		s.dirty = true
 	}
 }
 

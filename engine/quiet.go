@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sync"
@@ -26,6 +27,10 @@ type quiet struct {
 	// present: unlisted nodes the source proved present (out of scope),
 	// and when: asked again only after DeleteGrace.
 	present map[string]time.Time
+	// blocked: providers of nodes proven gone that Placement would not
+	// let go (allocations, a refused delete), and when that was seen: not
+	// tried again before DeleteGrace while their reservation holds.
+	blocked map[string]blockedSeen
 	// This cycle's listings: ours (by our marker) and other owners'.
 	listed, others map[string]placement.Generation
 	// anyForeign says foreign is not empty: an idle cycle's syncs then
@@ -33,9 +38,26 @@ type quiet struct {
 	anyForeign atomic.Bool
 }
 
+type blockedSeen struct {
+	code, why string
+	at        time.Time
+}
+
 type foreignSeen struct {
 	owner string
 	gen   placement.Generation
+}
+
+// clone is a copy for a plan: what the plan sees (another owner's
+// provider, a node proven present) is not remembered by the engine, so a
+// plan the daemon runs between its cycles changes nothing they do.
+func (q *quiet) clone() *quiet {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := &quiet{foreign: maps.Clone(q.foreign), reserved: maps.Clone(q.reserved), present: maps.Clone(q.present),
+		blocked: maps.Clone(q.blocked), listed: q.listed, others: q.others}
+	c.anyForeign.Store(len(c.foreign) > 0)
+	return c
 }
 
 // sawForeign records a provider left alone as owner's, at gen.
@@ -85,6 +107,7 @@ func (q *quiet) owners(ours map[string]placement.Generation) []string {
 	for uuid := range q.reserved {
 		if _, mine := ours[uuid]; !mine {
 			delete(q.reserved, uuid)
+			delete(q.blocked, uuid)
 		}
 	}
 	slices.Sort(out)
@@ -110,8 +133,8 @@ func (q *quiet) leftAlone(uuid string, mayTakeOver func(string) bool) error {
 // beginQuiet takes this cycle's listing of our providers and lists the
 // providers of the foreign owners seen before, one request per owner: a
 // failed listing only means those providers are read again.
-func (e *Engine) beginQuiet(ctx context.Context, listed map[string]placement.Generation) {
-	q := &e.quiet
+func (c *cycle) beginQuiet(ctx context.Context, listed map[string]placement.Generation) {
+	e, q := c.e, c.quiet
 	others := map[string]placement.Generation{}
 	for _, owner := range q.owners(listed) {
 		gens, err := e.pc.ProviderGenerations(ctx, url.Values{"required": {owner}}, 0)
@@ -171,10 +194,55 @@ func (q *quiet) sawPresent(present, deleted []string, now time.Time, grace time.
 // present less than DeleteGrace ago, and counts those as present again.
 func (c *cycle) askProofs(ctx context.Context, checker DeletionChecker, candidates []string) (deleted, present []string, err error) {
 	e := c.e
-	ask, known := e.quiet.toAsk(candidates, e.now(), e.opts.DeleteGrace)
+	ask, known := c.quiet.toAsk(candidates, e.now(), e.opts.DeleteGrace)
 	if len(ask) > 0 {
 		deleted, present, err = checker.ConfirmDeleted(ctx, ask)
-		e.quiet.sawPresent(present, deleted, e.now(), e.opts.DeleteGrace)
+		c.quiet.sawPresent(present, deleted, e.now(), e.opts.DeleteGrace)
 	}
 	return deleted, append(present, known...), err
+}
+
+// deleteOrWait is deleteOne for a provider of a node proven gone, except
+// that one found blocked (in use, or its delete refused) less than
+// DeleteGrace ago, and still at the generation its reservation left, is
+// not read again: blocked as before, with no request. Freeing an
+// allocation (DELETE /allocations/{consumer}) does not move a provider's
+// generation, so only time says when to look again; waiting only delays
+// the deletion of a provider that is fully reserved meanwhile.
+func (c *cycle) deleteOrWait(ctx context.Context, uuid string) (code, why string, err error) {
+	e := c.e
+	if b, ok := c.quiet.stillBlocked(uuid, e.now(), e.opts.DeleteGrace); ok {
+		return b.code, b.why, nil
+	}
+	code, why, err = c.deleteOne(ctx, uuid)
+	if c.plan == nil && e.opts.DeleteGrace > 0 {
+		c.quiet.sawBlocked(uuid, blockedSeen{code, why, e.now()})
+	}
+	return code, why, err
+}
+
+// sawBlocked records a delete's result: blocked (b.code set) or not.
+func (q *quiet) sawBlocked(uuid string, b blockedSeen) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if b.code == "" {
+		delete(q.blocked, uuid)
+		return
+	}
+	if q.blocked == nil {
+		q.blocked = map[string]blockedSeen{}
+	}
+	q.blocked[uuid] = b
+}
+
+// stillBlocked returns how a provider was blocked, if that was less than
+// grace ago and it is still fully reserved at the generation listed.
+func (q *quiet) stillBlocked(uuid string, now time.Time, grace time.Duration) (blockedSeen, bool) {
+	q.mu.Lock()
+	b, ok := q.blocked[uuid]
+	q.mu.Unlock()
+	if !ok || grace <= 0 || now.Sub(b.at) >= grace || !q.stillReserved(uuid) {
+		return blockedSeen{}, false
+	}
+	return b, true
 }

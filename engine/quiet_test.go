@@ -186,3 +186,51 @@ func TestChangeListsAreBoundedPerCycle(t *testing.T) {
 		t.Fatalf("idle cycle: %d omitted", rep.ChangesOmitted)
 	}
 }
+
+// A provider of a node proven gone that still has allocations is fully
+// reserved and blocked; while its generation holds it costs no request
+// until engine.delete_grace has passed since it was found in use. Freeing
+// the allocation does not move the generation (DELETE /allocations), so it
+// is deleted at the first look after the grace.
+func TestBlockedInUseProvidersCostNoRequestWithinGrace(t *testing.T) {
+	const n = 4
+	r := newRig(t, n)
+	clock := &stepClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	r.opts.DeleteGrace, r.opts.Clock, r.opts.DeleteLimit = time.Minute, clock, 1
+	r.restart()
+	r.cleanCycle()
+	u, consumer := nodeUUID(2), "c0ffee00-0000-4000-8000-000000000002"
+	if err := r.fake.Allocate(consumer, u, map[string]int64{"CUSTOM_BAREMETAL_GOLD": 1}); err != nil {
+		t.Fatal(err)
+	}
+	r.src.set(func(s *source) { s.nodes = append(s.nodes[:2:2], s.nodes[3]); s.gone[u] = true })
+	r.cycle() // first proof
+	clock.add(time.Minute)
+	rep := r.cycle() // second proof: in use, so reserved and blocked
+	if rep.Blocked != 1 || r.reserved(u) != 1 {
+		t.Fatalf("second proof: blocked %d, reserved %d: %v", rep.Blocked, r.reserved(u), rep.ErrorMessages())
+	}
+	for range 2 {
+		clock.add(20 * time.Second)
+		if rep = r.cycle(); rep.PlacementRequests != 1 || rep.Blocked != 1 || !errorsContain(rep.Errors, msgInUse) {
+			t.Fatalf("within the grace: %d requests (want the listing alone), blocked %d: %v",
+				rep.PlacementRequests, rep.Blocked, rep.ErrorMessages())
+		}
+	}
+	if !r.fake.DropConsumer(consumer) { // the generation does not move
+		t.Fatal("no allocation to drop")
+	}
+	clock.add(10 * time.Second)
+	if rep = r.cycle(); rep.PlacementRequests != 1 || rep.Deleted != 0 {
+		t.Fatalf("freed within the grace: %d requests, deleted %d", rep.PlacementRequests, rep.Deleted)
+	}
+	clock.add(10 * time.Second) // a grace since it was found in use
+	if rep = r.cycle(); rep.Deleted != 1 || rep.Blocked != 0 {
+		t.Fatalf("after the grace: deleted %d, blocked %d: %v", rep.Deleted, rep.Blocked, rep.ErrorMessages())
+	}
+	if _, ok := r.fake.Provider(u); ok {
+		t.Fatal("provider still there")
+	}
+}
+
+const msgInUse = "has allocations; reserved, not deleted"

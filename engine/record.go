@@ -29,14 +29,20 @@ import (
 // intend adds to the record what this cycle may write: the desired
 // traits and aggregates of every provider, and a pending creation for
 // each desired provider not among this engine's listed providers. It
-// reports whether the record changed and so must be saved first.
-func (s *State) intend(desired []Desired, listed map[string]placement.Generation) bool {
+// reports whether the record changed and so must be saved first. gens,
+// if not nil, gets each desired provider's listed generation ("" if not
+// listed): the syncs and vanished then probe the listing no more. seen,
+// if not nil, is shown each desired provider's entry as it leaves it.
+func (s *State) intend(desired []Desired, listed map[string]placement.Generation, gens []placement.Generation, seen func(int, known)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := false
-	for _, d := range desired {
+	for i, d := range desired {
 		k := s.providers[d.UUID]
-		_, isListed := listed[d.UUID]
+		gen, isListed := listed[d.UUID]
+		if gens != nil {
+			gens[i] = gen
+		}
 		add := !isListed && !k.Pending
 		if !containsAll(k.Managed.Traits, d.Traits) || !containsAll(k.Managed.Aggregates, d.Aggregates) {
 			k.Managed.Traits = sortedSet(slices.Concat(k.Managed.Traits, d.Traits))
@@ -44,12 +50,19 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 			add = true
 		}
 		if add {
+			if !k.Pending && !isListed {
+				s.pending++ // the entry's only change that counts (recount)
+			}
 			k.Pending = k.Pending || !isListed
 			if s.shared != nil {
 				s.shared[d.UUID] = struct{}{}
 			}
 			s.providers[d.UUID] = k
+			s.writes++
 			changed = true
+		}
+		if seen != nil {
+			seen(i, k)
 		}
 	}
 	if changed {
@@ -76,6 +89,9 @@ func containsAll(set, want []string) bool {
 func (s *State) pendingOrphans(desired []Desired, listed map[string]placement.Generation) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.pending == 0 { // the usual case: no walk of every entry
+		return nil
+	}
 	var out []string
 	for uuid, k := range s.providers {
 		if !k.Pending {

@@ -57,14 +57,21 @@ func (e *Engine) ShareRecord(store RecordStore, reload bool) {
 
 // recordIntent makes the record hold all this cycle may add or create
 // (record.go) before its first write: on disk, and in the store if any.
-// A plan works on a copy of the state and leaves the store alone.
+// A plan reads the store when the cycle would, into its copy of the
+// state, and writes nothing to it.
 func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
-	if c.plan == nil {
-		if err := c.e.loadShared(ctx, c.state, desired, listed); err != nil {
-			return fmt.Errorf("read the shared record: %w", err)
-		}
+	if err := c.e.readShared(ctx, c.state, desired, listed, c.plan == nil); err != nil {
+		return fmt.Errorf("read the shared record: %w", err)
 	}
-	if c.state.intend(desired, listed) {
+	c.gens = make([]placement.Generation, len(desired))
+	var seen func(int, known)
+	if c.plan == nil && judgeAtIntend { // a plan records each provider's changes
+		c.settled = make([]bool, len(desired))
+		seen = func(i int, k known) { c.settled[i] = c.isSettled(desired[i], k, c.gens[i]) }
+	}
+	changed := c.state.intend(desired, listed, c.gens, seen)
+	c.settledAt = c.state.writeCount()
+	if changed {
 		if err := c.state.Save(); err != nil {
 			return err
 		}
@@ -97,6 +104,12 @@ func (c *cycle) recordAfter(ctx context.Context) {
 // ours) and those this engine wrote. Another engine's proofs of deletion
 // are not taken: its cycles are not counted with this one's.
 func (e *Engine) loadShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation) error {
+	return e.readShared(ctx, state, desired, listed, true)
+}
+
+// readShared is loadShared; a plan (!cycle) reads the store as the next
+// cycle would, into its copy of the state, and leaves the read due.
+func (e *Engine) readShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation, cycle bool) error {
 	if e.rec.store == nil || !e.rec.reload {
 		return nil
 	}
@@ -124,7 +137,9 @@ func (e *Engine) loadShared(ctx context.Context, state *State, desired []Desired
 		e.log.Warn("shared record entries unreadable, ignored (engine reown finds what they explained)", "count", bad, "first", first)
 	}
 	state.mergeShared(in, e.pol.OwnerTrait, mine)
-	e.rec.reload = false
+	if cycle {
+		e.rec.reload = false
+	}
 	return nil
 }
 
@@ -198,22 +213,28 @@ func (s *State) share(on bool) {
 func (s *State) mergeShared(in map[string]stored, me string, mine func(uuid string) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	mark := func(uuid string) {
+		if s.shared != nil { // nil in a plan's copy: it stores nothing
+			s.shared[uuid] = struct{}{}
+		}
+	}
 	for uuid, st := range in {
 		k, had := s.providers[uuid]
 		trust := st.By == me && st.ProofRound < s.round // a count restarted with a lost file is not this one
 		merged := mergeRecord(k.Record, st.Record, trust)
 		if !sameRecord(merged, st.Record) || st.By != me {
-			s.shared[uuid] = struct{}{}
+			mark(uuid)
 		}
 		if !had || !sameRecord(merged, k.Record) {
+			old := k
 			k.Record = merged
-			s.providers[uuid] = k
+			s.set(uuid, old, k)
 			s.dirty = true
 		}
 	}
 	for uuid, k := range s.providers {
 		if _, ok := in[uuid]; !ok && !sameRecord(k.Record, Record{}) && mine(uuid) {
-			s.shared[uuid] = struct{}{}
+			mark(uuid)
 		}
 	}
 }
@@ -254,4 +275,34 @@ func (s *State) reshare(uuids []string) {
 			s.shared[u] = struct{}{}
 		}
 	}
+}
+
+// RecordNow is uuid's record as the next cycle would read it: the
+// state's, merged with the shared store's entry under [coord]. It
+// changes nothing; explain shows it.
+func (e *Engine) RecordNow(ctx context.Context, uuid string) (Record, bool, error) {
+	local, ok := e.state.Record(uuid)
+	if e.rec.store == nil {
+		return local, ok, nil
+	}
+	raw, err := e.rec.store.Load(ctx)
+	if err != nil {
+		return Record{}, false, err
+	}
+	b, shared := raw[uuid]
+	if !shared {
+		return local, ok, nil
+	}
+	var st stored
+	if err := json.Unmarshal(b, &st); err != nil {
+		return Record{}, false, fmt.Errorf("shared entry of %s: %w", cut(uuid), err)
+	}
+	return e.state.mergedView(local, st, e.pol.OwnerTrait), true, nil
+}
+
+// mergedView is what mergeShared would make of local and st.
+func (s *State) mergedView(local Record, st stored, me string) Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return mergeRecord(local, st.Record, st.By == me && st.ProofRound < s.round)
 }

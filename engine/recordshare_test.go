@@ -167,3 +167,45 @@ func TestSharedRecordFromTheFileAndOthersProofs(t *testing.T) {
 		t.Fatalf("another engine's proof taken over: %+v", rec)
 	}
 }
+
+// A plan reads the shared record as the next cycle would: the taker's
+// plan removes the trait the dead engine added, as its cycle then does;
+// it stores nothing, and leaves the read due for that cycle.
+func TestPlanReadsTheSharedRecord(t *testing.T) {
+	a := newRig(t, 3)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.src.set(func(s *source) { s.nodes = withGPU(s.nodes, true) })
+	a.cleanCycle()
+	a.src.set(func(s *source) { s.nodes = withGPU(s.nodes, false) })
+	b := taker(a, store)
+	loads, stores := store.loads, store.stores
+	before := maps.Clone(store.entries)
+	plan := b.eng.Plan(context.Background())
+	if store.stores != stores || !maps.EqualFunc(before, store.entries, func(x, y []byte) bool { return string(x) == string(y) }) {
+		t.Fatalf("the plan stored into the shared record: %d stores", store.stores-stores)
+	}
+	if store.loads != loads+1 {
+		t.Fatalf("the plan read the shared record %d times, want 1", store.loads-loads)
+	}
+	removes := 0
+	for _, o := range plan.Outcomes {
+		for _, c := range o.Changes {
+			if c.Field == "traits" && slices.Contains(c.Removed, "CUSTOM_GPU") {
+				removes++
+			}
+		}
+	}
+	if removes != 3 {
+		t.Fatalf("the plan removes CUSTOM_GPU from %d providers, want 3: %+v", removes, plan.Outcomes)
+	}
+	b.cleanCycle()
+	if store.loads != loads+2 {
+		t.Fatalf("the cycle after the plan did not read the record itself (%d loads)", store.loads-loads)
+	}
+	for i := range 3 {
+		if p := b.provider(nodeUUID(i)); slices.Contains(p.Traits, "CUSTOM_GPU") {
+			t.Fatalf("the cycle left CUSTOM_GPU: %v", p.Traits)
+		}
+	}
+}

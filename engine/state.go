@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -62,6 +61,7 @@ type Record struct {
 // and fsynced before the writes that depend on it (record.go).
 type State struct {
 	mu        sync.Mutex
+	saving    sync.Mutex // one Save at a time: they share the temporary file
 	providers map[string]known
 	path      string
 	key       string // endpoint and engine id the file belongs to
@@ -79,6 +79,15 @@ type State struct {
 	// shared with a RecordStore: Placement is its record, the book only
 	// saves reads.
 	holds map[string]string
+	// proofs and pending count the entries with a proof of deletion
+	// (GoneSince) and with a pending creation: kept by every write of
+	// providers (set, remove), so a cycle learns there are none without
+	// walking 100,000 entries (nextRound, anyProof, pendingOrphans).
+	proofs, pending int
+	// writes counts the writes of providers: a cycle that judged every
+	// entry at intend knows, from an unchanged count, that its judgements
+	// still stand (settled, sync.go).
+	writes int64
 }
 
 type stateFile struct {
@@ -159,6 +168,9 @@ func (s *State) read(path string, also []string) error {
 	}
 	if f.Providers != nil {
 		s.providers = f.Providers
+		for _, k := range s.providers {
+			s.recount(k, 1)
+		}
 	}
 	s.round, s.version, s.holds = f.Round, f.Microversion, f.Holds
 	return nil
@@ -168,16 +180,26 @@ func (s *State) read(path string, also []string) error {
 // directory), and only if something changed: an idle cycle at 10,000
 // nodes would rewrite 3 MB.
 func (s *State) Save() error {
+	s.saving.Lock()
+	defer s.saving.Unlock()
 	s.mu.Lock()
 	if s.path == "" || !s.dirty {
 		s.mu.Unlock()
 		return nil
 	}
-	b, err := json.Marshal(stateFile{stateVersion, s.key, s.round, s.providers, s.version, s.holds})
 	s.dirty = false
+	f, err := s.create()
+	if err == nil {
+		// Streamed under the lock (statesave.go): no copy of the whole file.
+		if err = encodeState(f, stateFile{stateVersion, s.key, s.round, s.providers, s.version, s.holds}); err != nil {
+			err = fmt.Errorf("write state: %w", err)
+		}
+	}
 	s.mu.Unlock()
 	if err == nil {
-		err = s.write(b)
+		err = s.commit(f)
+	} else if f != nil {
+		f.Close()
 	}
 	if err != nil {
 		s.mu.Lock()
@@ -187,26 +209,28 @@ func (s *State) Save() error {
 	return err
 }
 
-func (s *State) write(b []byte) error {
+// create opens the temporary file a Save writes before its rename.
+func (s *State) create() (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return fmt.Errorf("state dir: %w", err)
+		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	tmp := s.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(s.path+".tmp", os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("write state: %w", err)
+		return nil, fmt.Errorf("write state: %w", err)
 	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync() // the rename must not land before the bytes
-	}
+	return f, nil
+}
+
+// commit makes the written temporary file the state file.
+func (s *State) commit(f *os.File) error {
+	err := f.Sync() // the rename must not land before the bytes
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
-	if err := os.Rename(tmp, s.path); err != nil {
+	if err := os.Rename(f.Name(), s.path); err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
 	if err := syncDir(filepath.Dir(s.path)); err != nil {
@@ -220,7 +244,8 @@ func (s *State) write(b []byte) error {
 func (s *State) clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds)}
+	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds),
+		proofs: s.proofs, pending: s.pending}
 }
 
 func (s *State) get(uuid string) (known, bool) {
@@ -236,6 +261,13 @@ func (s *State) Record(uuid string) (Record, bool) {
 	return k.Record, ok
 }
 
+// writeCount is the number of writes of providers so far.
+func (s *State) writeCount() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
 // size is the number of providers known.
 func (s *State) size() int {
 	s.mu.Lock()
@@ -247,8 +279,34 @@ func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
 	s.dirty = true
 	s.changedRecord(uuid, k.Record)
-	s.providers[uuid] = k
+	s.set(uuid, s.providers[uuid], k)
 	s.mu.Unlock()
+}
+
+// set replaces uuid's entry old (the zero known if none) with k, under
+// the lock, keeping the counts.
+func (s *State) set(uuid string, old, k known) {
+	s.recount(old, -1)
+	s.recount(k, 1)
+	s.providers[uuid] = k
+	s.writes++
+}
+
+// remove deletes uuid's entry under the lock, keeping the counts.
+func (s *State) remove(uuid string) {
+	s.recount(s.providers[uuid], -1)
+	delete(s.providers, uuid)
+	s.writes++
+}
+
+// recount adds by to the counts k is in.
+func (s *State) recount(k known, by int) {
+	if !k.GoneSince.IsZero() {
+		s.proofs += by
+	}
+	if k.Pending {
+		s.pending += by
+	}
 }
 
 // changedRecord notes, under the lock and before the entry is replaced,
@@ -270,6 +328,7 @@ func (s *State) invalidate(uuid string) {
 	s.dirty = true
 	if k, ok := s.providers[uuid]; ok {
 		s.providers[uuid] = known{Record: k.Record}
+		s.writes++
 	}
 	s.mu.Unlock()
 }
@@ -278,10 +337,11 @@ func (s *State) invalidate(uuid string) {
 func (s *State) update(uuid string, f func(*known)) {
 	s.mu.Lock()
 	s.dirty = true
-	k := s.providers[uuid]
+	old := s.providers[uuid]
+	k := old
 	f(&k)
 	s.changedRecord(uuid, k.Record)
-	s.providers[uuid] = k
+	s.set(uuid, old, k)
 	s.mu.Unlock()
 }
 
@@ -293,7 +353,7 @@ func (s *State) drop(uuid string) {
 	if s.shared != nil {
 		s.shared[uuid] = struct{}{}
 	}
-	delete(s.providers, uuid)
+	s.remove(uuid)
 	s.mu.Unlock()
 }
 
@@ -303,7 +363,7 @@ func (s *State) forget(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
 	delete(s.shared, uuid)
-	delete(s.providers, uuid)
+	s.remove(uuid)
 	s.mu.Unlock()
 }
 

@@ -169,6 +169,18 @@ type HTTPRequestHead struct {
 	// Path is relative to the service endpoint and may carry a query.
 	Path   string            `json:"path"`
 	Header map[string]string `json:"header,omitempty"`
+	// Project, if set, asks the host to project a 2xx response's JSON
+	// body into records (ABI.md §6, "Projected responses"). A host that
+	// predates it ignores the field and sends the body as is.
+	Project *ProjectSpec `json:"project,omitempty"`
+	// Keep, with Project, asks the host to project the 2xx body by Keep,
+	// keep that projection for the rest of the operation (its number in
+	// HTTPResponseHead.Ref) and send the plugin Project's part of it: the
+	// answer can then refer to records the plugin never received
+	// (EncodingRefs). Project must be within Keep (the same array, each
+	// member with its kind). A host that predates it, or keeps nothing
+	// for this operation, projects by Project alone: no Ref.
+	Keep *ProjectSpec `json:"keep,omitempty"`
 }
 
 // HTTPResponseHead is the head of the response frame; its body is the
@@ -178,4 +190,10 @@ type HTTPResponseHead struct {
 	Status int               `json:"status"`
 	Header map[string]string `json:"header,omitempty"`
 	Error  string            `json:"error,omitempty"`
+	// Projected says the body is the projection frame the request's
+	// Project asked for, not the service's bytes.
+	Projected bool `json:"projected,omitempty"`
+	// Ref, when not 0, is the host's number for the projection it kept
+	// (HTTPRequestHead.Keep): the frame a NodeRun names.
+	Ref uint32 `json:"ref,omitempty"`
 }

@@ -87,10 +87,13 @@ The demo is running:
 
 While the daemon runs:
      bin/engine show --config config.toml
-     bin/engine plan --config config.toml     (reads the daemon's state without its lock)
+     bin/engine plan --config config.toml     (the daemon plans it: its API on $listen)
+     bin/engine explain NODE --config config.toml
+     bin/engine audit --config config.toml    (reads the daemon's state without its lock)
+     curl -s -X POST http://$listen/api/v1/cycle   (a cycle now)
      curl -s http://$listen/metrics | grep '^rpengine_cycles_total'
 The daemon holds the state file (.demo/state.json); for the README's
-once, explain, audit and run with config.toml, stop it and keep Placement:
+once and run with config.toml, stop it and keep Placement:
      scripts/demo.sh stop-daemon
 Stop it all: make demo-stop   (or scripts/demo.sh stop)
 MSG

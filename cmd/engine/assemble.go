@@ -54,14 +54,6 @@ type configError struct{ error }
 
 func (e configError) Unwrap() []error { return []error{e.error, errConfig} }
 
-func connect(ctx context.Context, cfg *config.Config) (*placement.Client, error) {
-	c, err := openCloud(ctx, cfg, nil)
-	if err != nil {
-		return nil, err
-	}
-	return c.connect(ctx, cfg, nil)
-}
-
 func loadPlugin(ctx context.Context, cfg *config.Config, c *cloud, log *slog.Logger) (*wasmhost.Plugin, error) {
 	raw, err := cfg.PluginConfig()
 	if err != nil {
@@ -152,12 +144,13 @@ func (a *assembly) newEngine(d *daemonParts, log *slog.Logger) *engine.Engine {
 	opts.Plugin = a.plugin.Name()
 	var src engine.Source = a.plugin
 	if d != nil {
+		src = tappedPlugin{a.plugin} // the API's plans keep their listings (api.go)
 		opts.Progress = d.ops.Progress(log, progressEvery)
 		opts.Stop = d.stop
 		opts.Observer = d.ops
 		// Stoppable outside Timed, so a call ended by the stop counts as
 		// "canceled", not as a plugin error.
-		src = ops.StoppableSource(ops.TimedSource(a.plugin, d.ops.Metrics), d.stop)
+		src = ops.StoppableSource(ops.TimedSource(src, d.ops.Metrics), d.stop)
 	}
 	return engine.New(src, a.pc, policy(a.cfg), opts, a.state, log)
 }

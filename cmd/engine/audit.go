@@ -55,7 +55,7 @@ type auditReport struct {
 // runs a plan (the same decisions as a cycle) and reads the allocations
 // of this engine's providers. Exit 0 clean, 3 drift, 1 failed.
 func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error {
-	w, err := setup(ctx, a.config, log)
+	w, err := snapshotSetup(ctx, a.config, log)
 	if err != nil {
 		return err
 	}
@@ -77,11 +77,11 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 			rep.Errors = append(rep.Errors, e.Message)
 		}
 	}
-	foreign, err := foreignConsumers(ctx, w.pc, engine.OwnerTrait(w.cfg.Engine.ID), src, r)
+	allocs, err := allocationDrift(ctx, w.pc, policy(w.cfg), src, r, rep.Findings)
 	if err != nil {
 		return fmt.Errorf("placement: %w", err)
 	}
-	rep.Findings = append(rep.Findings, foreign...)
+	rep.Findings = append(rep.Findings, allocs...)
 	if err := ownedElsewhere(ctx, w.pc, rep.Findings); err != nil {
 		return fmt.Errorf("placement: %w", err)
 	}
@@ -180,10 +180,12 @@ func changeText(c engine.Change) string {
 	return strings.TrimSpace(fmt.Sprintf("%s %s: Placement %s, source %s", c.Class, c.Field, c.From, c.To))
 }
 
-// foreignConsumers reads the allocations of every provider of this
+// allocationDrift reads the allocations of every provider of this
 // engine in the plan and names those of consumers that are neither an
-// instance the source lists on the node nor this engine's hold.
-func foreignConsumers(ctx context.Context, pc *placement.Client, owner string, src *recordingSource, r engine.Report) ([]finding, error) {
+// instance the source lists on the node nor this engine's hold, and,
+// beside nova, each hold that is missing or has no reason (holdDrift),
+// unless the plan named it already (in fs).
+func allocationDrift(ctx context.Context, pc *placement.Client, pol engine.Policy, src *recordingSource, r engine.Report, fs []finding) ([]finding, error) {
 	instances := map[string]bool{} // node/instance
 	for _, in := range src.instances {
 		instances[strings.ToLower(in.NodeUUID)+"/"+in.UUID] = true
@@ -193,7 +195,8 @@ func foreignConsumers(ctx context.Context, pc *placement.Client, owner string, s
 			instances[strings.ToLower(n.UUID)+"/"+n.InstanceUUID] = true
 		}
 	}
-	var fs []finding
+	holds := newHoldCheck(pol, src.nodes, fs)
+	var out []finding
 	for _, o := range r.Outcomes {
 		if o.Kind == engine.KindCreated || o.Kind == engine.KindConflict || o.Kind == engine.KindQuarantined {
 			continue // no provider of ours to read
@@ -205,15 +208,19 @@ func foreignConsumers(ctx context.Context, pc *placement.Client, owner string, s
 		if err != nil {
 			return nil, err
 		}
-		hold := engine.HoldConsumer(owner, o.Node)
+		hold := engine.HoldConsumer(pol.OwnerTrait, o.Node)
 		for c, res := range allocs {
 			if c != hold && !instances[o.Node+"/"+c] {
-				fs = append(fs, finding{Kind: driftForeign, Node: o.Node, Name: o.Name,
+				out = append(out, finding{Kind: driftForeign, Node: o.Node, Name: o.Name,
 					Detail: fmt.Sprintf("consumer %s holds %v; the source lists no such instance on the node", c, res)})
 			}
 		}
+		_, held := allocs[hold]
+		if f, ok := holds.judge(o, held); ok {
+			out = append(out, f)
+		}
 	}
-	return fs, nil
+	return out, nil
 }
 
 func (r auditReport) render(out io.Writer) {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/rpengine/rpengine/internal/config"
 )
 
 // Exit statuses scripts can rely on (README, "Exit status").
@@ -25,6 +27,7 @@ type args struct {
 	json      bool
 	logFormat string
 	node      string
+	nodes     []string // once --node, repeatable or a comma list
 	output    string   // -o: json or table
 	rest      []string // what follows the flags (plugin's subcommand, explain's node)
 }
@@ -87,11 +90,11 @@ type verb struct {
 }
 
 var verbs = []verb{
-	{name: "once", synopsis: "--config FILE [--json]", summary: "run one cycle; exit 0 when Placement matches",
-		example: "engine once --config /etc/rpengine/config.toml --json | jq .outcomes",
-		flags:   []string{"config", "json", "log-format"},
+	{name: "once", synopsis: "--config FILE [--json] [--node UUID|NAME ...]", summary: "run one cycle (with --node, writing only those nodes' providers); exit 0 when Placement matches",
+		example: "engine once --config /etc/rpengine/config.toml --node rack1-n07,rack1-n08",
+		flags:   []string{"config", "json", "nodes", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-			return cmdOnce(ctx, a.config, a.json, false, out, log)
+			return cmdOnce(ctx, a.config, a.json, false, a.nodes, out, log)
 		}},
 	{name: "run", synopsis: "--config FILE", summary: "run a cycle every [engine] interval until SIGTERM (the daemon)",
 		example: "engine run --config /etc/rpengine/config.toml --log-format json",
@@ -117,17 +120,17 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdAudit(ctx, a, a.printer(out), log)
 		}},
-	{name: "validate", synopsis: "--config FILE", summary: "check the config, the identity, Placement and the plugin; stop at the first problem and name it",
+	{name: "validate", synopsis: "--config FILE", summary: "list every problem found offline (the config's keys, the plugin and its grants, the state file's path), then check the identity, Placement, nova's writers and the plugin's services; exit 2 if the config is wrong, 1 if anything else is",
 		example: "engine validate --config /etc/rpengine/config.toml",
 		flags:   []string{"config", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdValidate(ctx, a.config, out, log)
 		}},
-	{name: "show", synopsis: "--config FILE [--json] [--node UUID]", summary: "list this engine's providers as Placement has them",
-		example: "engine show --config /etc/rpengine/config.toml --node 0a2c6d8e-1f3b-4c5d-8e9f-0a1b2c3d4e5f",
+	{name: "show", synopsis: "--config FILE [-o json|table] [--node UUID|NAME]", summary: "list this engine's providers as Placement holds them: name, inventory with reserved, min, max, step and allocation ratio, traits and aggregates, sorted by name",
+		example: "engine show --config /etc/rpengine/config.toml --node rack1-n07 -o json",
 		flags:   []string{"config", "json", "node"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-			return cmdShow(ctx, a.config, a.json, a.node, out, log)
+			return cmdShow(ctx, a.config, a.printer(out), a.node, log)
 		}},
 	{name: "status", synopsis: "--config FILE [--json]", summary: "show the engines sharing the fleet through etcd ([coord])",
 		example: "engine status --config /etc/rpengine/config.toml",
@@ -175,7 +178,16 @@ func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
 		case "log-format":
 			fs.StringVar(&a.logFormat, "log-format", "text", "log format on stderr: text or json")
 		case "node":
-			fs.StringVar(&a.node, "node", "", "only this node: its uuid or, in plan, its name")
+			fs.StringVar(&a.node, "node", "", "only this node: its uuid or its name")
+		case "nodes":
+			fs.Func("node", "write only these nodes' providers: a uuid or a name; repeat it or give a comma list", func(s string) error {
+				for _, n := range strings.Split(s, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						a.nodes = append(a.nodes, n)
+					}
+				}
+				return nil
+			})
 		}
 	}
 	fs.Usage = func() { v.help(w, fs) }
@@ -255,7 +267,30 @@ func dispatch(ctx context.Context, argv []string, stdout, stderr io.Writer) int 
 			return code
 		}
 	}
-	return exitStatus(v.name, v.run(ctx, a, streams{stdout, stderr}, newLogger(stderr, a.logFormat)), stderr)
+	log := newLogger(stderr, a.logFormat)
+	if id := config.PeekID(configOf(a)); id != "" {
+		log = log.With("engine", id) // on every record of the verb, as the daemon's
+	}
+	return exitStatus(v.name, v.run(ctx, a, streams{stdout, stderr}, log), stderr)
+}
+
+// configOf is the config file a verb was given: --config, or for a verb
+// that parses its own arguments the --config among them.
+func configOf(a args) string {
+	if a.config != "" {
+		return a.config
+	}
+	for i, s := range a.rest {
+		for _, f := range []string{"-config", "--config"} {
+			if s == f && i+1 < len(a.rest) {
+				return a.rest[i+1]
+			}
+			if v, ok := strings.CutPrefix(s, f+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 // parse reads v's flags and operands, which may come in any order.

@@ -67,7 +67,7 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 		Auth: a.cloud.sess.String(), Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter,
 		History: cfg.Server.History, LoadedAt: time.Now()}
 	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
-	log.Info("configuration loaded", "config", path, "engine", cfg.Engine.ID, "plugin", a.plugin.Name(),
+	log.Info("configuration loaded", "config", path, "plugin", a.plugin.Name(),
 		"placement", redact.URL(a.cloud.placement), "microversion", a.pc.Microversion(), "auth", a.cloud.sess.String())
 	return w, nil
 }

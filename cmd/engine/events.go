@@ -201,8 +201,12 @@ func (ev *worldEvents) synced(r engine.NodeSyncReport, stamps map[string][]time.
 	ev.log.Log(context.Background(), level, "node sync", "asked", r.Asked, "read", r.Read, "out_of_scope", r.OutOfScope,
 		"written", len(r.Written), "missing", len(r.Missing), "errors", len(r.Errors),
 		"placement_requests", r.PlacementRequests, "duration_ms", r.DurationMS)
+	names := map[string]string{}
+	for _, o := range r.Outcomes {
+		names[o.Node] = o.Name
+	}
 	for _, e := range r.Errors {
-		ev.log.Warn("node sync error", "err", e.Message, "kind", e.Kind, "node", e.Node)
+		ev.log.Warn("node sync error", engine.NodeAttrs(e.Node, names[e.Node], "err", e.Message, "kind", e.Kind)...)
 	}
 }
 

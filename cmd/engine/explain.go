@@ -80,7 +80,20 @@ func cmdExplain(ctx context.Context, a args, out printer, log *slog.Logger) erro
 	if len(a.rest) != 1 {
 		return fmt.Errorf("%w: engine explain NODE (a uuid or a name)", errUsage)
 	}
-	w, err := setup(ctx, a.config, log)
+	cfg, err := loadConfig(a.config)
+	if err != nil {
+		return err
+	}
+	var x *explanation
+	if asked, addr, err := fromDaemon(ctx, cfg, apiNodePath(a.rest[0]), &x); asked || err != nil {
+		if err != nil {
+			return err
+		}
+		log.Info("explanation made by the engine running at server.listen", "addr", addr)
+		return out.print(x, func() { x.render(out.w) })
+	}
+	// As plan: the state file is read, not locked (cloud.openState).
+	w, err := build(ctx, cfg, log, nil, true)
 	if err != nil {
 		return err
 	}
@@ -88,19 +101,49 @@ func cmdExplain(ctx context.Context, a args, out printer, log *slog.Logger) erro
 	src := &recordingSource{Plugin: w.plugin}
 	opts := options(w.cfg)
 	opts.Plugin = w.plugin.Name()
-	r := engine.New(src, w.pc, policy(w.cfg), opts, w.state, log).Plan(ctx)
-	x, err := explainNode(a.rest[0], r, src)
+	eng := engine.New(src, w.pc, policy(w.cfg), opts, w.state, log)
+	if len(cfg.Coord.Etcd) > 0 { // as plan: the units held, the shared record
+		done, err := planShared(ctx, w, eng, log)
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
+	x, err = explain(ctx, a.rest[0], eng.Plan(ctx), eng, src, w)
 	if err != nil {
 		return err
 	}
-	if err := x.readPlacement(ctx, w.pc, engine.OwnerTrait(w.cfg.Engine.ID)); err != nil {
-		return fmt.Errorf("placement: %w", err)
-	}
-	if rec, ok := w.state.Record(x.Node); ok {
-		x.Record = &rec
-	}
 	return out.print(x, func() { x.render(out.w) })
 }
+
+// explain is the answer about node from plan r, whose listings src
+// kept, with what Placement and eng's record (under [coord], the shared
+// one merged in) say of it now; the daemon's API answers with it too
+// (api.go).
+func explain(ctx context.Context, node string, r engine.Report, eng *engine.Engine, src *recordingSource, w *assembly) (*explanation, error) {
+	x, err := explainNode(node, r, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.readPlacement(ctx, w.pc, engine.OwnerTrait(w.cfg.Engine.ID)); err != nil {
+		return nil, fmt.Errorf("placement: %w", err)
+	}
+	rec, ok, err := eng.RecordNow(ctx, x.Node)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
+	}
+	if ok {
+		x.Record = &rec
+	}
+	return x, nil
+}
+
+// unknownNode is a node neither the plugin lists nor this engine has a
+// provider of: the API answers 404 (ops.ErrUnknownNode).
+type unknownNode struct{ msg string }
+
+func (e unknownNode) Error() string        { return e.msg }
+func (e unknownNode) Is(target error) bool { return target == ops.ErrUnknownNode }
 
 // explainNode finds node among the plan's outcomes and the listing.
 func explainNode(node string, r engine.Report, src *recordingSource) (*explanation, error) {
@@ -124,7 +167,7 @@ func explainNode(node string, r engine.Report, src *recordingSource) (*explanati
 		if len(r.Errors) > 0 && r.Errors[0].Kind == engine.ErrListing {
 			return nil, fmt.Errorf("node %q: the plan could not list: %s", node, r.Errors[0].Message)
 		}
-		return nil, fmt.Errorf("node %q: not listed by the plugin, and no provider of this engine has that uuid", node)
+		return nil, unknownNode{fmt.Sprintf("node %q: not listed by the plugin, and no provider of this engine has that uuid", node)}
 	}
 	var listed []string
 	for _, in := range src.instances {
@@ -165,24 +208,36 @@ func (x *explanation) readPlacement(ctx context.Context, pc *placement.Client, o
 			x.Owner = t
 		}
 	}
-	allocs, err := pc.ProviderAllocations(ctx, x.Node)
-	if err != nil {
+	if v.Allocations, err = readAllocations(ctx, pc, owner, x.Node); err != nil {
 		return err
 	}
-	hold := engine.HoldConsumer(owner, x.Node)
-	for c, res := range allocs {
-		a := allocation{Consumer: c, Resources: res, Hold: c == hold}
-		if len(v.Allocations) < maxConsumers {
-			if got, err := pc.GetConsumer(ctx, c); err == nil {
-				a.Type, a.Project = got.Type, got.ProjectID
-			}
-		}
+	for _, a := range v.Allocations {
 		if a.Hold {
-			x.Holds = append(x.Holds, c)
+			x.Holds = append(x.Holds, a.Consumer)
 		}
-		v.Allocations = append(v.Allocations, a)
 	}
-	slices.SortFunc(v.Allocations, func(a, b allocation) int { return strings.Compare(a.Consumer, b.Consumer) })
 	x.Provider = v
 	return nil
+}
+
+// readAllocations reads the allocations on node's provider, sorted by
+// consumer, the first maxConsumers with their consumer's type and
+// project (one request each).
+func readAllocations(ctx context.Context, pc *placement.Client, owner, node string) ([]allocation, error) {
+	allocs, err := pc.ProviderAllocations(ctx, node)
+	if err != nil {
+		return nil, err
+	}
+	hold := engine.HoldConsumer(owner, node)
+	out := make([]allocation, 0, len(allocs))
+	for c, res := range allocs {
+		out = append(out, allocation{Consumer: c, Resources: res, Hold: c == hold})
+	}
+	slices.SortFunc(out, func(a, b allocation) int { return strings.Compare(a.Consumer, b.Consumer) })
+	for i := range out[:min(len(out), maxConsumers)] {
+		if got, err := pc.GetConsumer(ctx, out[i].Consumer); err == nil {
+			out[i].Type, out[i].Project = got.Type, got.ProjectID
+		}
+	}
+	return out, nil
 }

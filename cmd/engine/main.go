@@ -10,6 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/coreos/go-systemd/v22/journal"
+
+	"github.com/rpengine/rpengine/internal/ops"
 )
 
 // errUsage marks errors of the command line itself, errConfig those of
@@ -31,9 +35,28 @@ func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	return dispatch(ctx, argv, stdout, stderr)
 }
 
+// newLogger logs to w in format (text or json); on the journal's stream
+// each line carries its priority (ops.JournalHandler).
 func newLogger(w io.Writer, format string) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
+	h := func(w io.Writer) slog.Handler {
+		if format == "json" {
+			return slog.NewJSONHandler(w, nil)
+		}
+		return slog.NewTextHandler(w, nil)
 	}
-	return slog.New(slog.NewTextHandler(w, nil))
+	if toJournal(w) {
+		return slog.New(ops.JournalHandler(w, h))
+	}
+	return slog.New(h(w))
+}
+
+// toJournal says whether w is stderr and stderr is the journal's stream
+// transport: $JOURNAL_STREAM names its device and inode (systemd.exec(5)),
+// which go-systemd compares with stderr's own.
+func toJournal(w io.Writer) bool {
+	if f, ok := w.(*os.File); !ok || f != os.Stderr {
+		return false
+	}
+	ok, err := journal.StderrIsJournalStream()
+	return ok && err == nil
 }

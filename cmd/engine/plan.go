@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -19,6 +20,20 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 	if err != nil {
 		return err
 	}
+	// The daemon of this engine, if one answers, plans with what it
+	// holds in memory as well as on disk (api.go).
+	var r engine.Report
+	q := "plan"
+	if node != "" {
+		q += "?node=" + url.QueryEscape(node)
+	}
+	if asked, addr, err := fromDaemon(ctx, cfg, q, &r); asked || err != nil {
+		if err != nil {
+			return err
+		}
+		log.Info("plan made by the engine running at server.listen", "addr", addr)
+		return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
+	}
 	// The state file is read, never locked nor written: a plan runs
 	// beside `engine run`, and never keeps one from starting.
 	w, err := build(ctx, cfg, log, nil, true)
@@ -29,9 +44,16 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 	if err := uncoordinated(w.cfg, true); err != nil {
 		return err
 	}
-	r := filterReport(w.eng.Plan(ctx), node)
+	if len(cfg.Coord.Etcd) > 0 {
+		done, err := planShared(ctx, w, w.eng, log)
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
+	r = filterReport(w.eng.Plan(ctx), node)
 	if node != "" && len(r.Outcomes) == 0 && len(r.Errors) == 0 {
-		return fmt.Errorf("node %q: not in scope: the plugin does not list it and this engine has no provider of that uuid", node)
+		return unknownNode{fmt.Sprintf("node %q: not in scope: the plugin does not list it and this engine has no provider of that uuid", node)}
 	}
 	return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 }

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
+	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -30,9 +32,15 @@ func cmdPluginCompile(ctx context.Context, args []string, out io.Writer, log *sl
 	files := fs.Args()
 	dir := *cacheDir
 	if *cfgPath != "" {
-		cfg, err := loadConfig(*cfgPath)
-		if err != nil {
-			return err
+		// Only plugin.path and plugin.cache_dir are read: a config whose
+		// credentials are not in place yet (as the package installs it)
+		// still names the plugin and the cache (validate checks the rest).
+		cfg, errs := config.Check(*cfgPath)
+		switch {
+		case cfg == nil: // unreadable, or not TOML
+			return configError{errors.Join(errs...)}
+		case cfg.Plugin.Path == "":
+			return configError{fmt.Errorf("config %s: plugin.path is empty", *cfgPath)}
 		}
 		if len(files) == 0 {
 			files = []string{cfg.Plugin.Path}

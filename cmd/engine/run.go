@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
@@ -31,15 +32,17 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(cfg, log)
 	o := ops.New(time.Now)
 	v := readVersion()
 	o.Metrics.SetBuildInfo(v.Version, v.Commit, v.Go, v.Wazero, strconv.Itoa(v.ABI))
 	// log.level applies to the handler --log-format chose; the status
 	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)
-	// Every record names the engine, so a pipeline that gathers several
-	// engines' logs can tell them apart (engine.id; a reload keeps it).
-	log = slog.New(ops.Leveled(log.Handler(), level)).With("engine", cfg.Engine.ID)
+	// Every record names the engine (dispatch adds engine.id to every
+	// verb's logger), so a pipeline that gathers several engines' logs
+	// can tell them apart; a reload keeps it.
+	log = slog.New(ops.Leveled(log.Handler(), level))
 
 	listen := serveConfig(cfg)
 	if listen.Listen != "" {
@@ -63,6 +66,12 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	}
 	defer co.Close()
 
+	// The local API (internal/ops/api.go): plans run by the loop between
+	// cycles; a cycle now is SIGUSR1's request.
+	now, asks := signalled(ctx, syscall.SIGUSR1), make(chan daemon.Ask)
+	var reader atomic.Pointer[pageReader] // the setup in use, for the node page
+	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader)})
+
 	var watched atomic.Value // the plugin of the setup in use, for the file watch
 	watched.Store(cfg.Plugin)
 	reload := hangups(ctx)
@@ -76,6 +85,7 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 			if err == nil {
 				dw := w.(*daemonSetup)
 				watched.Store(dw.cfg.Plugin)
+				reader.Store(&pageReader{pc: dw.pc, owner: engine.OwnerTrait(dw.cfg.Engine.ID)})
 				if now := serveConfig(dw.cfg); !reflect.DeepEqual(now, listen) {
 					log.Warn("[server] listeners changed: they take effect at the next restart", "listening", listen.Listen)
 				}
@@ -83,7 +93,8 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 			return co.wrap(w), err
 		},
 		Reload: reload,
-		Now:    signalled(ctx, syscall.SIGUSR1),
+		Now:    now,
+		Asks:   asks,
 		Log:    log,
 		Ops:    o,
 		Level:  level,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -120,4 +121,14 @@ func adoptLegacyState(path, legacy string, log *slog.Logger) {
 		return
 	}
 	log.Info("state file renamed to its normalised name", "from", legacy, "to", path)
+}
+
+// snapshotSetup is setup for a verb that only reads (audit): the state
+// file is read without its lock, beside `engine run`, and never saved.
+func snapshotSetup(ctx context.Context, path string, log *slog.Logger) (*assembly, error) {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return build(ctx, cfg, log, nil, true)
 }

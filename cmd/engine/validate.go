@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rpengine/rpengine/internal/config"
@@ -15,12 +21,175 @@ import (
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
-// validation prints one line per check of `engine validate`.
-type validation struct{ out io.Writer }
+// cmdValidate lists every problem it can find offline before it contacts
+// anything: the config (every key), the plugin (the file, its load with
+// [plugin.config], its ABI, the services it declares against the grants),
+// the state file's path and engine.id's syntax (with the config). Then it
+// checks the identity and catalog, Placement, nova's writers, the
+// plugin's services and the status server's address; a failed step skips
+// only the steps that need it. Each problem is an `error:` line on stderr;
+// the exit status is 2 when the config has one, else 1 when anything has.
+func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
+	v := validation{out: out, errOut: stderrOf(out), t: &tally{}}
+	cfg, errs := config.Check(path)
+	for _, err := range errs {
+		v.configProblem(err)
+	}
+	if cfg == nil {
+		return v.result()
+	}
+	if len(errs) == 0 {
+		v.ok("config %s", path)
+	}
+	for _, w := range cfg.Warnings() {
+		v.note("%s", w)
+	}
+	v.plugin(ctx, cfg, log)
+	v.statePath(cfg)
+	v.services(ctx, cfg, log)
+	checkListen(cfg, v)
+	return v.result()
+}
+
+// validation prints one line per check of `engine validate`: ok and note
+// lines on stdout, problems on stderr, counted.
+type validation struct {
+	out, errOut io.Writer
+	t           *tally
+}
+
+// tally counts the problems found: of the config, and of anything else.
+type tally struct{ config, other int }
 
 func (v validation) ok(format string, args ...any) { fmt.Fprintf(v.out, "ok    "+format+"\n", args...) }
 func (v validation) note(format string, args ...any) {
 	fmt.Fprintf(v.out, "note  "+format+"\n", args...)
+}
+
+func (v validation) problem(format string, args ...any) {
+	v.t.other++
+	fmt.Fprintf(v.errOut, "error: "+format+"\n", args...)
+}
+
+func (v validation) configProblem(err error) {
+	v.t.config++
+	fmt.Fprintf(v.errOut, "error: %v\n", err)
+}
+
+// result is nil when nothing was wrong; else it counts the problems
+// listed, with the exit status they call for.
+func (v validation) result() error {
+	n := v.t.config + v.t.other
+	switch {
+	case n == 0:
+		return nil
+	case v.t.config > 0:
+		return configError{fmt.Errorf("%d problem(s) found, %d in the config (listed above)", n, v.t.config)}
+	}
+	return fmt.Errorf("%d problem(s) found (listed above)", n)
+}
+
+// plugin loads the plugin with its config, offline: a granted service
+// named through the catalog gets an address that never resolves, so the
+// load checks the grants without asking Keystone for it.
+func (v validation) plugin(ctx context.Context, cfg *config.Config, log *slog.Logger) {
+	if fi, err := os.Stat(cfg.Plugin.Path); err != nil || fi.IsDir() {
+		return // the config's problem, listed with it
+	}
+	raw, err := cfg.PluginConfig()
+	if err != nil {
+		v.problem("plugin.config: %v", err)
+		return
+	}
+	services := map[string]string{}
+	for name, u := range cfg.Plugin.Services {
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			u = "https://" + name + ".catalog.invalid" // resolved online, from the catalog
+		}
+		services[name] = u
+	}
+	cache := cfg.Plugin.CacheDir
+	if cache == "" {
+		cache = pluginCacheDir()
+	}
+	p, err := wasmhost.Load(ctx, cfg.Plugin.Path, raw, wasmhost.Options{MemoryLimit: uint64(cfg.Plugin.MemoryLimit),
+		CallTimeout: cfg.Plugin.Timeout.D(), CacheDir: cache, SHA256: cfg.Plugin.SHA256, Services: services, Logger: log})
+	if err != nil {
+		v.problem("%v", err) // names the plugin's file
+		return
+	}
+	defer p.Close(ctx)
+	info := p.Info()
+	v.ok("plugin %q version %q loaded with its config (ABI v%d, %s isolation, optional operations: %s)",
+		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))
+	checkServices(info, cfg, v)
+}
+
+// statePath checks that the state file can be kept where the config
+// says: not a directory, in a directory the engine may create or write
+// (the file is replaced by rename, so its directory must be writable).
+func (v validation) statePath(cfg *config.Config) {
+	p := cfg.Engine.StateFile
+	switch {
+	case p == "none":
+		v.note("engine.state_file = \"none\": the ownership record is kept in memory only")
+		return
+	case p == "":
+		if p = statePath("", cfg.Engine.ID, cfg.Placement.Endpoint); p == "" {
+			v.note("engine.state_file unset and no home directory: the ownership record is kept in memory only")
+			return
+		}
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		v.problem("engine.state_file %s is a directory; want a file's path", p)
+		return
+	} else if err == nil && syscall.Access(p, 2) != nil {
+		v.problem("engine.state_file %s is not writable", p)
+		return
+	}
+	dir := filepath.Dir(p)
+	for {
+		fi, err := os.Stat(dir)
+		switch {
+		case err == nil && !fi.IsDir():
+			v.problem("engine.state_file %s: %s is not a directory", p, dir)
+			return
+		case err == nil && syscall.Access(dir, 3) != nil: // write and search
+			v.problem("engine.state_file %s: directory %s is not writable", p, dir)
+			return
+		case err == nil:
+			v.ok("engine.state_file %s can be written", p)
+			return
+		case !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir:
+			v.problem("engine.state_file %s: %v", p, err)
+			return
+		}
+		dir = filepath.Dir(dir) // created at the first save
+	}
+}
+
+// services checks what needs the network, in order; a step that fails
+// skips those that need it.
+func (v validation) services(ctx context.Context, cfg *config.Config, log *slog.Logger) {
+	c, err := openCloud(ctx, cfg, log)
+	if err != nil {
+		v.problem("auth (%s): %v", cfg.Auth.Method, err)
+		return
+	}
+	defer c.close(ctx)
+	v.ok("%s", c.describeAuth())
+	for _, r := range c.resolved(cfg) {
+		v.ok("catalog: %s", r)
+	}
+	if pc, err := c.connect(ctx, cfg, nil); err != nil {
+		v.problem("%v", err)
+	} else {
+		v.ok("placement %s at microversion %s", redact.URL(c.placement), pc.Microversion())
+		if err := checkNova(ctx, pc, cfg, knownProviders(cfg, c), v); err != nil {
+			v.problem("%v", err)
+		}
+	}
+	reachServices(ctx, c.pluginOptions(cfg, log), v)
 }
 
 // describeAuth says who the engine is, and for how long, without secrets.
@@ -49,7 +218,7 @@ func (c *cloud) resolved(cfg *config.Config) []string {
 // reachServices asks each granted service's endpoint for anything, with
 // the token the plugin's calls carry: any answer but 401 proves the
 // network path, TLS and, where checked, the token.
-func reachServices(ctx context.Context, o wasmhost.Options, v validation) error {
+func reachServices(ctx context.Context, o wasmhost.Options, v validation) {
 	client := o.HTTPClient
 	if client == nil {
 		client = &http.Client{}
@@ -63,29 +232,35 @@ func reachServices(ctx context.Context, o wasmhost.Options, v validation) error 
 		raw := o.Services[name]
 		url := redact.URL(raw) // what the messages show
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		req, err := http.NewRequestWithContext(ctx, "GET", raw, nil)
-		if err != nil {
-			cancel()
-			return fmt.Errorf("plugin.services.%s: %w", name, err)
+		if code, err := reachService(ctx, client, o.Credentials[name], raw); err != nil {
+			v.problem("plugin.services.%s: %s %v", name, url, err)
+		} else {
+			v.ok("service %s at %s answered %d", name, url, code)
 		}
-		if cr := o.Credentials[name]; cr != nil {
-			if err := cr.Apply(ctx, req); err != nil {
-				cancel()
-				return fmt.Errorf("plugin.services.%s: the engine's credentials: %w", name, err)
-			}
-		}
-		resp, err := client.Do(req)
 		cancel()
-		if err != nil {
-			return fmt.Errorf("plugin.services.%s: %s unreachable: %w", name, url, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusUnauthorized {
-			return fmt.Errorf("plugin.services.%s: %s refused the engine's credentials (401)", name, url)
-		}
-		v.ok("service %s at %s answered %d", name, url, resp.StatusCode)
 	}
-	return nil
+}
+
+// reachService asks raw for anything: any answer but 401 will do.
+func reachService(ctx context.Context, client *http.Client, cr wasmhost.Credential, raw string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", raw, nil)
+	if err != nil {
+		return 0, err
+	}
+	if cr != nil {
+		if err := cr.Apply(ctx, req); err != nil {
+			return 0, fmt.Errorf("the engine's credentials: %w", err)
+		}
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("unreachable: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		return resp.StatusCode, fmt.Errorf("refused the engine's credentials (401)")
+	}
+	return resp.StatusCode, nil
 }
 
 // checkListen tries the status server's address. In use is only a note:

@@ -7,19 +7,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
-	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // errCycleFailed: the cycle ran and reported its errors already.
 var errCycleFailed = errors.New("cycle had errors")
 
-func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, log *slog.Logger) error {
+func cmdOnce(ctx context.Context, path string, asJSON, dry bool, nodes []string, out io.Writer, log *slog.Logger) error {
 	w, err := setup(ctx, path, log)
 	if err != nil {
 		return err
@@ -28,14 +25,22 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, out io.Writer, 
 	if err := uncoordinated(w.cfg, dry); err != nil {
 		return err
 	}
+	setMemoryLimit(w.cfg, log)
 	id := placement.NewGlobalRequestID() // joins Placement's log with this run's
 	log.Info("cycle started", "global_request_id", id)
 	ctx = placement.WithGlobalRequestID(ctx, id)
 	var r engine.Report
-	if dry {
+	switch {
+	case dry:
 		r = w.eng.Plan(ctx)
-	} else {
+	case len(nodes) > 0:
+		if r, err = onceOnly(ctx, w, nodes, log); err != nil {
+			return err // an unknown node: nothing was written
+		}
+	default:
 		r = w.eng.Cycle(ctx)
+	}
+	if !dry {
 		if err := w.eng.State().Save(); err != nil {
 			log.Warn("state cache not saved", "err", err)
 		}
@@ -94,97 +99,4 @@ func writeDetail(w engine.Write) string {
 		return fmt.Sprint(w.Aggregates)
 	}
 	return w.Name
-}
-
-// cmdValidate checks, in order, the config, the identity and catalog,
-// Placement, the plugin, the plugin's services and the status server's
-// address; it stops at the first failure, which names the key or step.
-func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
-	v := validation{out}
-	cfg, err := loadConfig(path)
-	if err != nil {
-		return err
-	}
-	v.ok("config %s", path)
-	for _, w := range cfg.Warnings() {
-		v.note("%s", w)
-	}
-	c, err := openCloud(ctx, cfg, log)
-	if err != nil {
-		return fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
-	}
-	v.ok("%s", c.describeAuth())
-	for _, r := range c.resolved(cfg) {
-		v.ok("catalog: %s", r)
-	}
-	pc, err := c.connect(ctx, cfg, nil)
-	if err != nil {
-		return err
-	}
-	v.ok("placement %s at microversion %s", redact.URL(c.placement), pc.Microversion())
-	if err := checkNova(ctx, pc, cfg, knownProviders(cfg, c), v); err != nil {
-		return err
-	}
-	plugin, err := loadPlugin(ctx, cfg, c, log)
-	if err != nil {
-		return err
-	}
-	defer plugin.Close(ctx)
-	defer c.close(ctx)
-	info := plugin.Info()
-	v.ok("plugin %q version %q loaded (ABI v%d, %s isolation, optional operations: %s)",
-		info.Name, info.Version, info.ABIVersion, info.Isolation, operations(info))
-	checkServices(info, cfg, v)
-	if err := reachServices(ctx, c.pluginOptions(cfg, log), v); err != nil {
-		return err
-	}
-	checkListen(cfg, v)
-	return nil
-}
-
-func cmdShow(ctx context.Context, path string, asJSON bool, node string, out io.Writer, log *slog.Logger) error {
-	cfg, err := loadConfig(path)
-	if err != nil {
-		return err
-	}
-	pc, err := connect(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	ps, err := pc.ListProviders(ctx, url.Values{"required": {engine.OwnerTrait(cfg.Engine.ID)}})
-	if err != nil {
-		return err
-	}
-	type row struct {
-		UUID       string                         `json:"uuid"`
-		Generation string                         `json:"generation"`
-		Inventory  map[string]placement.Inventory `json:"inventories"`
-	}
-	rows := make([]row, 0, len(ps))
-	for _, p := range ps {
-		if node != "" && !strings.EqualFold(p.UUID, node) {
-			continue
-		}
-		_, inv, err := pc.Inventories(ctx, p.UUID)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{p.UUID, string(p.Generation), inv})
-	}
-	if node != "" && len(rows) == 0 {
-		return fmt.Errorf("node %q: this engine has no provider of that uuid", node)
-	}
-	if asJSON {
-		return json.NewEncoder(out).Encode(rows)
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PROVIDER\tGENERATION\tCLASS\tTOTAL\tRESERVED")
-	for _, r := range rows {
-		for rc, inv := range r.Inventory {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", r.UUID, r.Generation, rc, inv.Total, inv.Reserved)
-		}
-	}
-	tw.Flush()
-	fmt.Fprintf(out, "%d providers owned by engine %q\n", len(rows), cfg.Engine.ID)
-	return nil
 }

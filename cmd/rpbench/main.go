@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rpengine/rpengine/internal/testing/bench"
@@ -18,10 +20,12 @@ import (
 // options are rpbench's flags.
 type options struct {
 	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, eventsMD, goBench, command string
+	startLoad                                                                           string
 	real, realRounds, prod, prodRounds                                                  int
 	curveN, curveR                                                                      int
 	curveC, curveKinds                                                                  string
 	started                                                                             int64
+	firstStart                                                                          bool
 }
 
 func parseFlags() options {
@@ -44,6 +48,8 @@ func parseFlags() options {
 	flag.StringVar(&o.eventsMD, "events", "", "Markdown of the event lag bench (TestEventLagBench's RPBENCH_EVENTS_OUT) to include")
 	flag.StringVar(&o.goBench, "gobench", "", "go test -bench output (scripts/bench-go.sh) to turn into ceiling rows and include")
 	flag.StringVar(&o.command, "command", "make bench", "the command named in the report")
+	flag.BoolVar(&o.firstStart, "first-start", true, "measure the plugins' first start with and without `engine plugin compile`")
+	flag.StringVar(&o.startLoad, "started-load", "", "file holding /proc/loadavg as the whole bench started (default: the load as rpbench starts)")
 	flag.Int64Var(&o.started, "started", 0, "Unix time the whole bench started (to report its duration)")
 	flag.Parse()
 	// The engine runs in a temporary directory: paths must not be relative.
@@ -65,7 +71,16 @@ func main() {
 		return
 	}
 	o := parseFlags()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		fmt.Fprintln(os.Stderr, "rpbench: interrupted: stopping the servers it started")
+		bench.StopAll()
+		os.Exit(1)
+	}()
 	if err := run(o); err != nil {
+		bench.StopAll()
 		fmt.Fprintln(os.Stderr, "rpbench:", err)
 		os.Exit(1)
 	}
@@ -77,6 +92,9 @@ func run(o options) error {
 		return err
 	}
 	load := bench.LoadAverage()
+	if b, err := os.ReadFile(o.startLoad); err == nil && len(strings.Fields(string(b))) >= 3 {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
 	rows, notes, err := all(ctx, o)
 	if err != nil {
 		return err
@@ -90,6 +108,7 @@ func run(o options) error {
 		rows = append(rows, r...)
 		sections = append(sections, s)
 	}
+	explain(rows, o.root, filepath.Dir(o.out))
 	for _, inc := range []struct {
 		path string
 		f    func(string) (bench.Section, error)
@@ -119,7 +138,7 @@ func run(o options) error {
 		return err
 	}
 	defer f.Close()
-	bench.Write(f, o.command, m, rows, notes, sections...)
+	bench.Write(f, o.command, m, summary(rows), rows, notes, sections...)
 	return f.Sync()
 }
 
@@ -152,13 +171,15 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 	if len(sizes) > 1 {
 		add(bench.GrowthRow(sizes, unlistedCPU))
 	}
-	dir := filepath.Dir(o.plugin)
-	fmt.Fprintln(os.Stderr, "rpbench: plugins' first start, with and without compiling ahead")
-	first, err := bench.FirstStart(o.engineBin, []string{filepath.Join(dir, "vmware.wasm"), filepath.Join(dir, "ironic.wasm")})
-	if err != nil {
-		return nil, nil, err
+	if o.firstStart {
+		dir := filepath.Dir(o.plugin)
+		fmt.Fprintln(os.Stderr, "rpbench: plugins' first start, with and without compiling ahead")
+		first, err := bench.FirstStart(o.engineBin, []string{filepath.Join(dir, "vmware.wasm"), filepath.Join(dir, "ironic.wasm")})
+		if err != nil {
+			return nil, nil, err
+		}
+		add(first...)
 	}
-	add(first...)
 	if o.real > 0 {
 		if err := realSteps(ctx, o, salt, add); err != nil {
 			return nil, nil, err
@@ -273,5 +294,7 @@ var fixedNotes = []string{
 		"(guesttest.Compare interleaves native, native+abi and wasm). The fake plugin's native listing copies a slice it built at " +
 		"configure time (well under 1 ms for 10,000 nodes), so its ratios weigh the boundary's whole per-node cost against almost " +
 		"nothing; the Ironic rows, whose native side does the real HTTP and decoding work, are the ones the ceiling is about. " +
+		"The VMware row is the ratio of its wasm and native sub-benchmarks, run one after the other on one vcsim (not interleaved, " +
+		"so load moves it more), unless the benchmark reports a wasm/native ratio of its own. " +
 		"Where the time goes, with profiles: hostabi/PROFILE-10k.md.",
 }

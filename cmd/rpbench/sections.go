@@ -81,7 +81,8 @@ func goBenchSection(path string) ([]bench.Row, bench.Section, error) {
 	if err != nil {
 		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
 	}
-	return append(bench.PluginCeilings(ms), bench.ProofRows(ms)...), bench.Section{Body: string(b)}, nil
+	rows := append(bench.PluginCeilings(ms), bench.ProofRows(ms)...)
+	return append(rows, bench.MissingRows(ms)...), bench.Section{Body: string(b)}, nil
 }
 
 type curveKind struct {
@@ -146,6 +147,7 @@ func curveSection(ctx context.Context, o options) (bench.Section, error) {
 	fmt.Fprintf(&b, "paired within each round. Rerun: `go run ./cmd/rpbench -sizes '' -real 0 -prod 0 -curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s -out reports/BENCHMARKS.md`.\n\n",
 		o.curveN, o.curveC, o.curveR, o.curveKinds)
 	fmt.Fprintf(&b, "![cold-start rate against engine.concurrency](%s)\n\n", svgName)
+	explain(rows, o.root, filepath.Dir(o.out))
 	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met |\n|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met)

@@ -34,7 +34,7 @@ func TestNovaReservedAndHold(t *testing.T) {
 		{"fault without maintenance", with(func(n *hostabi.Node) { n.Fault = "power failure" }), false, false, false, true, ReservedFault},
 		{"fault with maintenance", with(func(n *hostabi.Node) { n.Fault, n.Maintenance = "power failure", true }), false, false, true, false, ReservedMaintenance},
 		{"available in transition", with(func(n *hostabi.Node) { n.TargetProvisionState = "active" }), false, false, false, true, ReservedTransition},
-		{"in transition with instance", with(func(n *hostabi.Node) { n.TargetProvisionState, n.InstanceUUID = "active", "i" }), false, false, true, false, ReservedTransition},
+		{"in transition with instance", with(func(n *hostabi.Node) { n.TargetProvisionState, n.InstanceUUID = "active", "i" }), false, false, true, false, ReservedInstance},
 		{"instance_uuid", with(func(n *hostabi.Node) { n.InstanceUUID = "i" }), false, false, true, false, ReservedInstance},
 		{"instance_uuid, skip_reserve_in_use", with(func(n *hostabi.Node) { n.InstanceUUID = "i" }), false, true, false, false, ReservedInstance},
 		{"instance listed only", ok, true, false, false, false, ReservedInstance},

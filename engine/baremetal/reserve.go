@@ -31,8 +31,8 @@ const (
 )
 
 // Reservation decides whether a bare-metal node is reserved. It is nova's
-// predicate (maintenance, power state unknown or error, provision state
-// other than available, an instance present) plus the fields nova ignores:
+// predicate (maintenance, power state unknown or error, an instance
+// present, provision state other than available) plus the fields nova ignores:
 // retired, fault and a pending target provision state (bug 1974070: a node
 // being cleaned must never be a candidate).
 func Reservation(n hostabi.Node, hasInstance bool) ReservedReason {
@@ -45,12 +45,14 @@ func Reservation(n hostabi.Node, hasInstance bool) ReservedReason {
 		return ReservedFault
 	case n.PowerState == unknownPower || n.PowerState == errorPower:
 		return ReservedPowerState
+	case hasInstance || n.InstanceUUID != "":
+		// Before the provision state: an active node's reason is that it
+		// is in use, which is what an operator counting nodes asks.
+		return ReservedInstance
 	case n.ProvisionState != availableProvisioned && n.ProvisionState != "":
 		return ReservedProvision
 	case n.TargetProvisionState != "":
 		return ReservedTransition
-	case hasInstance || n.InstanceUUID != "":
-		return ReservedInstance
 	}
 	return Schedulable
 }

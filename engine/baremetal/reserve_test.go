@@ -30,6 +30,10 @@ func TestReservationMatrix(t *testing.T) {
 		{"deploying from available", with(func(n *hostabi.Node) { n.TargetProvisionState = "active" }), false, ReservedTransition},
 		{"instance_uuid set", with(func(n *hostabi.Node) { n.InstanceUUID = "x" }), false, ReservedInstance},
 		{"instance listed only", ok, true, ReservedInstance},
+		{"active with an instance: in use", with(func(n *hostabi.Node) { n.ProvisionState, n.InstanceUUID = "active", "x" }), false, ReservedInstance},
+		{"deploying an instance: in use", with(func(n *hostabi.Node) {
+			n.ProvisionState, n.TargetProvisionState, n.InstanceUUID = "deploying", "active", "x"
+		}), false, ReservedInstance},
 		{"maintenance wins over instance", with(func(n *hostabi.Node) { n.Maintenance, n.InstanceUUID = true, "x" }), true, ReservedMaintenance},
 	}
 	for _, c := range cases {

@@ -232,7 +232,13 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 			if ue.Actual == http.StatusNotAcceptable && c.cached {
 				c.stale.Store(true)
 			}
-			return decodeAPIError(method, shown, ue.Actual, ue.ResponseHeader, ue.Body)
+			e := decodeAPIError(method, shown, ue.Actual, ue.ResponseHeader, ue.Body)
+			e.GlobalRequestID = GlobalRequestID(ctx)
+			return e
+		}
+		if g := GlobalRequestID(ctx); g != "" {
+			// No answer, but Placement may have logged the request.
+			return fmt.Errorf("%s %s: %w [global %s]", method, shown, err, g)
 		}
 		return fmt.Errorf("%s %s: %w", method, shown, err)
 	}
@@ -281,6 +287,7 @@ func (t observing) RoundTrip(r *http.Request) (*http.Response, error) {
 	status := 0 // transport failure
 	if err == nil {
 		status = resp.StatusCode
+		noteAnswer(r.Context(), resp.Header)
 		if status >= 400 {
 			// gophercloud reads an error body whole: a proxy's page or a
 			// hostile answer must not cost unbounded memory.

@@ -29,6 +29,8 @@ type APIError struct {
 	Title       string
 	Detail      string
 	RequestID   string
+	// GlobalRequestID is the cycle's X-OpenStack-Request-ID, if it sent one.
+	GlobalRequestID string
 }
 
 // Error names everything the answer gave, so a log line alone lets an
@@ -49,13 +51,13 @@ func (e *APIError) Error() string {
 	if e.Detail != "" {
 		b.WriteString(": " + e.Detail)
 	}
-	if e.RequestID != "" {
-		b.WriteString(" [request " + e.RequestID + "]")
-	} else {
-		b.WriteString(" [no request id]")
-	}
+	b.WriteString(e.IDs())
 	return b.String()
 }
+
+// IDs names the request for a message that does not quote the whole
+// error: " [request <Placement's id>, global <the cycle's id>]".
+func (e *APIError) IDs() string { return idText(e.RequestID, e.GlobalRequestID) }
 
 // Is maps the error code (microversion 1.23+) onto the sentinels.
 func (e *APIError) Is(target error) bool {
@@ -86,7 +88,7 @@ func decodeAPIError(method, url string, status int, h http.Header, body []byte) 
 		e.Code, e.Title = clean(first.Code, 128), clean(first.Title, 128)
 		e.Detail = clean(first.Detail, maxDetail)
 		if e.RequestID == "" {
-			e.RequestID = clean(first.RequestID, 128)
+			e.RequestID = clean(first.RequestID, maxRequestID)
 		}
 		return e
 	}
@@ -128,13 +130,4 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "..."
-}
-
-// requestID reads the id Placement gives each request (the real server
-// sends x-openstack-request-id; newer WSGI stacks openstack-request-id).
-func requestID(h http.Header) string {
-	if id := h.Get("X-Openstack-Request-Id"); id != "" {
-		return id
-	}
-	return h.Get("Openstack-Request-Id")
 }

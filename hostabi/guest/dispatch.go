@@ -48,8 +48,12 @@ func handle(p Plugin, export string, in []byte) any {
 			return r
 		}
 		binary := hostabi.Accepts(req.Accept, hostabi.EncodingRecords)
+		byRef := hostabi.Accepts(req.Accept, hostabi.EncodingRefs)
 		req.Accept = nil // the plugin's business is the scope, not the encoding
-		nodes, err := p.ListNodes(req)
+		nodes, refs, err := listNodes(p, req, byRef)
+		if err == nil && refs != nil {
+			return records(hostabi.AppendNodeRefs(make([]byte, 0, 64+12*len(refs.Runs)), *refs))
+		}
 		if err == nil && binary {
 			if b, ok := hostabi.AppendNodeRecords(make([]byte, 0, hostabi.NodeRecordsSize(nodes)), nodes); ok {
 				return records(b)
@@ -76,7 +80,7 @@ func handle(p Plugin, export string, in []byte) any {
 		var r hostabi.ConfirmDeletedResponse
 		dc, ok := p.(DeletionChecker)
 		if !ok {
-			setErr(&r.Error, fmt.Errorf("%s is not implemented by this plugin", export))
+			setErr(&r.Error, notImplemented(export))
 			return r
 		}
 		if err := json.Unmarshal(in, &req); err != nil {
@@ -165,4 +169,10 @@ func mustJSON(v any) []byte {
 		b, _ = json.Marshal(hostabi.Error{Error: "encode response: " + err.Error()})
 	}
 	return b
+}
+
+// notImplemented is the answer to an optional export the plugin does not
+// provide; the host then falls back (a full listing, no events, no proof).
+func notImplemented(export string) error {
+	return fmt.Errorf("%s is not implemented by this plugin", export)
 }

@@ -54,7 +54,7 @@ func mapEvents(p Plugin, in []byte) hostabi.MapEventsResponse {
 	var r hostabi.MapEventsResponse
 	m, ok := p.(EventMapper)
 	if !ok {
-		setErr(&r.Error, fmt.Errorf("%s is not implemented by this plugin", hostabi.ExportMapEvents))
+		setErr(&r.Error, notImplemented(hostabi.ExportMapEvents))
 		return r
 	}
 	var req hostabi.MapEventsRequest
@@ -78,7 +78,7 @@ func readNodes(p Plugin, in []byte) hostabi.ReadNodesResponse {
 	r := hostabi.ReadNodesResponse{Nodes: []hostabi.Node{}, Instances: []hostabi.Instance{}}
 	nr, ok := p.(NodeReader)
 	if !ok {
-		setErr(&r.Error, fmt.Errorf("%s is not implemented by this plugin", hostabi.ExportReadNodes))
+		setErr(&r.Error, notImplemented(hostabi.ExportReadNodes))
 		return r
 	}
 	var req hostabi.ReadNodesRequest

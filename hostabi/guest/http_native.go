@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/hostabi/projection"
 )
 
 var (
@@ -37,11 +38,18 @@ func roundTrip(req HTTPRequest) (HTTPResponse, error) {
 	if fn == nil {
 		return HTTPResponse{}, errors.New("guest.HTTP: no host in a native build; call guest.SetHTTPForTest in the test")
 	}
-	wire, err := decodeHTTPRequest(encodeHTTPRequest(req))
+	frame, err := encodeHTTPRequest(req)
+	if err != nil {
+		return HTTPResponse{}, err
+	}
+	wire, err := decodeHTTPRequest(frame)
 	if err != nil {
 		return HTTPResponse{}, err
 	}
 	resp, err := fn(wire)
+	if err == nil && (resp.Projected != nil || resp.ProjectErr != nil) {
+		return resp, nil // fn is a host that projected already
+	}
 	head := hostabi.HTTPResponseHead{Status: resp.Status}
 	if err != nil {
 		head = hostabi.HTTPResponseHead{Error: err.Error()}
@@ -51,8 +59,16 @@ func roundTrip(req HTTPRequest) (HTTPResponse, error) {
 			head.Header[textproto.CanonicalMIMEHeaderKey(k)] = v
 		}
 	}
+	body := resp.Body
+	if err == nil && wire.Project != nil && resp.Status/100 == 2 {
+		// As the host does: the plugin under test reads records, not the body.
+		if body, err = projection.HostProjectLimited(body, *wire.Project, projection.Limits{}); err != nil {
+			return HTTPResponse{}, err
+		}
+		head.Projected = true
+	}
 	rawHead, _ := json.Marshal(head)
-	return decodeHTTPResponse(req, hostabi.AppendFrame(nil, rawHead, resp.Body))
+	return decodeHTTPResponse(req, hostabi.AppendFrame(nil, rawHead, body))
 }
 
 func decodeHTTPRequest(frame []byte) (HTTPRequest, error) {
@@ -67,5 +83,13 @@ func decodeHTTPRequest(frame []byte) (HTTPRequest, error) {
 	if len(body) == 0 {
 		body = nil
 	}
-	return HTTPRequest{Service: h.Service, Method: h.Method, Path: h.Path, Header: h.Header, Body: body}, nil
+	req := HTTPRequest{Service: h.Service, Method: h.Method, Path: h.Path, Header: h.Header, Body: body}
+	if h.Project != nil {
+		p, err := projection.FromSpec(*h.Project)
+		if err != nil {
+			return HTTPRequest{}, fmt.Errorf("guest.HTTP: %w", err)
+		}
+		req.Project = &p
+	}
+	return req, nil
 }

@@ -11,7 +11,10 @@ func hostHTTPRequest(req *byte, n uint32) uint32
 func hostHTTPResponseRead(dst *byte, n uint32) uint32
 
 func roundTrip(req HTTPRequest) (HTTPResponse, error) {
-	frame := encodeHTTPRequest(req)
+	frame, err := encodeHTTPRequest(req)
+	if err != nil {
+		return HTTPResponse{}, err
+	}
 	n := hostHTTPRequest(unsafe.SliceData(frame), uint32(len(frame)))
 	resp := make([]byte, n+1) // +1: never pass a pointer to nothing
 	got := hostHTTPResponseRead(unsafe.SliceData(resp), n)

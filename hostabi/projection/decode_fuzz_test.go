@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +36,7 @@ func FuzzProject(f *testing.F) {
 	}
 	spec := mustSpec(f, fuzzProjection)
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		checkSubset(t, doc)
 		if got, want := validates(doc), json.Valid(doc); got != want {
 			t.Fatalf("doc %q: scanner says valid = %v, json.Valid %v", doc, got, want)
 		}
@@ -230,5 +233,100 @@ func hasRepeatedKey(doc []byte) bool {
 		if len(stack) > 0 && stack[len(stack)-1].object {
 			stack[len(stack)-1].expect = true
 		}
+	}
+}
+
+// subProjection reads part of fuzzProjection, in another order.
+var subProjection = Projection{Array: "a", Fields: []Field{{"l", KindStrings}, {"s", KindString}, {"b", KindBool}}, Top: []Field{{"u", KindStrings}}}
+
+// checkSubset: the frame Subset derives from the whole projection is the
+// frame projecting by the part gives, byte for byte; a document the whole
+// projection refuses keeps its error frame.
+func checkSubset(t *testing.T, doc []byte) {
+	t.Helper()
+	full, err := HostProjectLimited(doc, fuzzProjection, Limits{MaxBytes: 1 << 30, Headroom: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := HostProjectLimited(doc, subProjection, Limits{MaxBytes: 1 << 30, Headroom: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Subset(full[8:], fuzzProjection, subProjection, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ferr := parseWire(full[8:]); ferr != nil { // the whole shape is checked: its error stays
+		if !bytes.Equal(got, full) {
+			t.Fatalf("doc %q: subset %q of the error frame %q", doc, got, full)
+		}
+		return
+	}
+	if !sameRecords(got[8:], direct[8:], subProjection) {
+		t.Fatalf("doc %q: subset %q, projected %q", doc, got, direct)
+	}
+}
+
+// sameRecords compares two frames of p value by value (the blob's order
+// may differ).
+func sameRecords(a, b []byte, p Projection) bool {
+	ra, erra := parseWire(a)
+	rb, errb := parseWire(b)
+	if erra != nil || errb != nil {
+		return (erra == nil) == (errb == nil) && bytes.Equal(a, b)
+	}
+	if ra.Len() != rb.Len() {
+		return false
+	}
+	val := func(r *Records, st State, k Kind, get func() (string, bool, []string)) any {
+		s, bl, l := get()
+		switch k {
+		case KindBool:
+			return [2]any{st, bl}
+		case KindStrings:
+			return [2]any{st, strings.Join(l, "\x00") + fmt.Sprint(len(l))}
+		}
+		return [2]any{st, s}
+	}
+	for i := range ra.Len() {
+		for f, fl := range p.Fields {
+			get := func(r *Records) func() (string, bool, []string) {
+				return func() (string, bool, []string) {
+					if fl.Kind == KindStrings {
+						return "", false, r.Strings(i, f)
+					}
+					if fl.Kind == KindBool {
+						return "", r.Bool(i, f), nil
+					}
+					return r.String(i, f), false, nil
+				}
+			}
+			if val(&ra, ra.State(i, f), fl.Kind, get(&ra)) != val(&rb, rb.State(i, f), fl.Kind, get(&rb)) {
+				return false
+			}
+		}
+	}
+	for k, fl := range p.Top {
+		if ra.TopState(k) != rb.TopState(k) || fl.Kind == KindStrings && !reflect.DeepEqual(ra.TopStrings(k), rb.TopStrings(k)) ||
+			fl.Kind == KindString && ra.TopString(k) != rb.TopString(k) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSubsetRefusesWhatTheFrameLacks(t *testing.T) {
+	for _, to := range []Projection{
+		{Array: "b"},
+		{Array: "a", Fields: []Field{{"s", KindBool}}},
+		{Array: "a", Fields: []Field{{"zz", KindString}}},
+		{Array: "a", Top: []Field{{"s", KindString}}},
+	} {
+		if err := SubsetOf(fuzzProjection, to); err == nil {
+			t.Errorf("%+v accepted", to)
+		}
+	}
+	if err := SubsetOf(fuzzProjection, subProjection); err != nil {
+		t.Error(err)
 	}
 }

@@ -15,7 +15,7 @@ func HostProject(doc, spec []byte) []byte {
 	if err != nil {
 		return errorFrame(err.Error())
 	}
-	frame, err := project(doc, p)
+	frame, err := project(doc, p, Limits{})
 	if err != nil {
 		return errorFrame("json projection: " + err.Error())
 	}
@@ -38,8 +38,8 @@ func ProjectLocal(doc []byte, p Projection) (Records, error) {
 // project scans doc once, validating all of it as encoding/json would
 // (json.Valid accepts exactly what this accepts; the fuzz test holds it to
 // that) and copying only the requested values.
-func project(doc []byte, p Projection) ([]byte, error) {
-	s := scanner{doc: doc, w: &wireWriter{blob: make([]byte, 0, len(doc)/2)}}
+func project(doc []byte, p Projection, lim Limits) ([]byte, error) {
+	s := scanner{doc: doc, w: &wireWriter{blob: make([]byte, 0, len(doc)/2)}, lim: lim}
 	fields, top := index(p.Fields), index(p.Top)
 	for range p.Top {
 		s.w.top = append(s.w.top, 0, absentMark)
@@ -80,7 +80,10 @@ func project(doc []byte, p Projection) ([]byte, error) {
 	if !sawArray {
 		return nil, fmt.Errorf("document has no member %q", p.Array)
 	}
-	return s.w.frame(nrec, len(p.Fields)), nil
+	if err := s.checkLimits(0); err != nil {
+		return nil, err
+	}
+	return s.w.frame(lim.Headroom, nrec, len(p.Fields)), nil
 }
 
 func index(fs []Field) map[string]int {
@@ -131,6 +134,9 @@ func (s *scanner) records(p Projection, fields map[string]int) (int, error) {
 			return nil
 		})
 		n++
+		if err == nil {
+			err = s.checkLimits(n)
+		}
 		return err
 	})
 	return n, err

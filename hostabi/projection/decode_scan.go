@@ -15,6 +15,7 @@ type scanner struct {
 	doc []byte
 	pos int
 	w   *wireWriter
+	lim Limits
 }
 
 type syntaxError struct {

@@ -155,11 +155,16 @@ type wireWriter struct {
 	blob  []byte
 }
 
-func (w *wireWriter) frame(nrec, nf int) []byte {
+// size is the length of the frame so far.
+func (w *wireWriter) size() int {
+	return headerLen + 4*(len(w.slots)+len(w.top)+len(w.list)) + len(w.blob)
+}
+
+// frame lays the frame out after headroom free bytes.
+func (w *wireWriter) frame(headroom, nrec, nf int) []byte {
 	head := []uint32{uint32(nrec), uint32(nf), uint32(len(w.top) / 2), uint32(len(w.list) / 2), uint32(len(w.blob))}
-	n := headerLen + 4*(len(w.slots)+len(w.top)+len(w.list)) + len(w.blob)
-	out := make([]byte, 8, n)
-	copy(out, wireMagic)
+	out := make([]byte, headroom+8, headroom+w.size())
+	copy(out[headroom:], wireMagic)
 	for _, part := range [][]uint32{head, w.slots, w.top, w.list} {
 		for _, v := range part {
 			out = binary.LittleEndian.AppendUint32(out, v)

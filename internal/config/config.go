@@ -138,6 +138,33 @@ func load(path string, pluginOnly bool) (*Config, error) {
 func Parse(text, dir string) (*Config, error) { return parse(text, dir, false) }
 
 func parse(text, dir string, pluginOnly bool) (*Config, error) {
+	c, errs := parseAll(text, dir, pluginOnly)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// Check reads the file at path as Load does, but returns every problem
+// it finds, each naming its key, and the config as far as it could be
+// read (nil when the file cannot be read or is not TOML): `engine
+// validate` lists them all, and goes on checking what the config names.
+func Check(path string) (*Config, []error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, []error{fmt.Errorf("config: %w", err)}
+	}
+	c, errs := parseAll(string(b), filepath.Dir(path), false)
+	if c != nil {
+		c.warnReadable(path)
+	}
+	return c, errs
+}
+
+// parseAll decodes text and checks every key; a problem of one key does
+// not hide those of the others. The config is nil only when text is not
+// TOML.
+func parseAll(text, dir string, pluginOnly bool) (*Config, []error) {
 	c := defaults()
 	c.pluginOnly = pluginOnly
 	md, err := toml.Decode(text, c)
@@ -145,23 +172,25 @@ func parse(text, dir string, pluginOnly bool) (*Config, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			if pe.LastKey != "" {
-				return nil, fmt.Errorf("line %d, key %s: %s", pe.Position.Line, pe.LastKey, pe.Message)
+				return nil, []error{fmt.Errorf("line %d, key %s: %s", pe.Position.Line, pe.LastKey, pe.Message)}
 			}
-			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+			return nil, []error{fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)}
 		}
-		return nil, err
+		return nil, []error{err}
 	}
-	if err := unknownKeys(md); err != nil {
-		return nil, err
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
+	add(unknownKeys(md))
 	c.resolve(dir)
-	if err := c.readSecrets(dir); err != nil {
-		return nil, err
-	}
-	if err := c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }); err != nil {
-		return nil, err
-	}
-	return c, errors.Join(c.check(), errors.Join(c.checkEvents(dir)...))
+	add(c.readSecrets(dir))
+	add(c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }))
+	errs = append(errs, c.checks()...)
+	errs = append(errs, c.checkEvents(dir)...)
+	return c, errs
 }
 
 func defaults() *Config {
@@ -212,14 +241,15 @@ func (c *Config) resolve(dir string) {
 	c.Server.WebConfigFile = abs(c.Server.WebConfigFile)
 }
 
-func (c *Config) check() error {
+// checks lists the problems of the decoded values, one per key.
+func (c *Config) checks() []error {
 	var errs []error
 	req := func(ok bool, key, msg string) {
 		if !ok {
 			errs = append(errs, fmt.Errorf("%s: %s", key, msg))
 		}
 	}
-	req(c.Engine.ID != "", "engine.id", "must not be empty")
+	errs = append(errs, checkID(c.Engine.ID)...)
 	req(c.Engine.Interval > 0, "engine.interval", "must be positive")
 	req(c.Engine.Concurrency > 0, "engine.concurrency", "must be at least 1")
 	req(c.Engine.MaxAttempts > 0, "engine.max_attempts", "must be at least 1")
@@ -253,7 +283,7 @@ func (c *Config) check() error {
 	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
 	errs = append(errs, c.checkNova()...)
-	return errors.Join(errs...)
+	return errs
 }
 
 // PluginConfig is [plugin.config] as JSON, the form the plugin receives.

@@ -213,15 +213,16 @@ func checkAgree(ctx context.Context, s *suite) error {
 	return nil
 }
 
-// checkEncodings: offered JSON only, as older hosts do, the plugin lists
-// the same nodes and instances as when offered the binary records too
-// (hostabi.EncodingRecords), whichever it answers in.
+// checkEncodings: offered JSON only and sent raw HTTP bodies, as older
+// hosts do, the plugin lists the same nodes and instances as when offered
+// the binary records and projected responses too (hostabi.EncodingRecords,
+// hostabi.HTTPRequestHead.Project), whichever it uses.
 func checkEncodings(ctx context.Context, s *suite) error {
 	if s.nodes == nil {
 		return skip("no first listing")
 	}
 	o := s.o.Host
-	o.JSONAnswers = true
+	o.JSONAnswers, o.RawBodies = true, true
 	p, err := wasmhost.Load(ctx, s.o.Path, s.o.Config, o)
 	if err != nil {
 		return fmt.Errorf("load offering JSON only: %w", err)

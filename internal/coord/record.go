@@ -172,3 +172,49 @@ func (c *Coordinator) RecordPlacement(ctx context.Context, id string, rev int64)
 	}
 	return "", errors.New("etcd: the Placement identity changed under this engine and vanished: try again")
 }
+
+// Reader reads what etcd says of one engine without registering it: the
+// units its claims hold and the fleet's ownership record. It holds no
+// lease and writes nothing, for a plan beside the engine's daemon.
+type Reader struct{ c *Coordinator }
+
+// OpenReader connects to etcd at endpoints, under prefix.
+func OpenReader(endpoints []string, prefix string) (*Reader, error) {
+	cli, err := dial(endpoints, 4*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{c: &Coordinator{cli: cli, k: newKeys(prefix)}}, nil
+}
+
+// Close releases the connection.
+func (r *Reader) Close() { r.c.cli.Close() }
+
+// Held lists the units member's claims hold now, sorted.
+func (r *Reader) Held(ctx context.Context, member string) ([]string, error) {
+	v, err := r.c.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for u, cl := range v.claims {
+		if cl.holder == member {
+			out = append(out, u)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// RecordedPlacement is the identity of the Placement the fleet's record
+// belongs to, "" if none is recorded yet.
+func (r *Reader) RecordedPlacement(ctx context.Context) (string, error) {
+	id, _, err := r.c.RecordedPlacement(ctx)
+	return id, err
+}
+
+// Records is the record of placement, read-only: Load reads it; Store
+// refuses any write (ErrRecordFenced), there being no lease behind it.
+func (r *Reader) Records(placement string) *Records {
+	return &Records{cli: r.c.cli, prefix: r.c.k.records(placement)}
+}

@@ -84,3 +84,44 @@ func TestRecordsBatchAndPage(t *testing.T) {
 		t.Fatalf("read back %d entries: %v", len(got), err)
 	}
 }
+
+// A Reader sees what a holder claims and stored, and can write nothing:
+// a plan beside the fleet holds no lease.
+func TestReaderReadsAndNeverWrites(t *testing.T) {
+	r := newRig(t)
+	a := r.member("a", coord.Division{Partitions: 4})
+	held := sync(t, a)
+	ctx := context.Background()
+	if err := a.Records(held, "placement-1").Store(ctx, map[string][]byte{"u1": []byte(`{"by":"a"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.RecordPlacement(ctx, "placement-1", 0); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := coord.OpenReader([]string{r.url}, r.prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	units, err := rd.Held(ctx, "a")
+	if err != nil || len(units) != 4 || len(coord.Partitions(units)) != 4 {
+		t.Fatalf("held by a: %v %v", units, err)
+	}
+	if none, _ := rd.Held(ctx, "b"); len(none) != 0 {
+		t.Fatalf("held by b: %v", none)
+	}
+	if id, err := rd.RecordedPlacement(ctx); id != "placement-1" || err != nil {
+		t.Fatalf("recorded placement: %q %v", id, err)
+	}
+	rec := rd.Records("placement-1")
+	got, err := rec.Load(ctx)
+	if err != nil || string(got["u1"]) != `{"by":"a"}` {
+		t.Fatalf("load: %q %v", got, err)
+	}
+	if err := rec.Store(ctx, map[string][]byte{"u2": []byte(`{}`)}, []string{"u1"}); !errors.Is(err, coord.ErrRecordFenced) {
+		t.Fatalf("a reader's store: %v, want ErrRecordFenced", err)
+	}
+	if requests, bytes := rec.Stats(); requests != 1 || bytes != 0 {
+		t.Fatalf("reader sent %d requests, wrote %d bytes", requests, bytes)
+	}
+}

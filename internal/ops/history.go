@@ -94,6 +94,9 @@ func (o *Ops) Observe(ev engine.Event) {
 		return
 	}
 	if o.planning.Load() {
+		if _, end := ev.(engine.CycleFinished); end {
+			o.planning.Store(false) // a node sync may follow a plan the API ran
+		}
 		return // a plan's listings and outcomes say nothing of Placement
 	}
 	o.nodes.observe(ev, o.now)

@@ -28,11 +28,13 @@ type NodeRow struct {
 	Writes    []WriteRow      // newest last
 }
 
-// WriteRow is one write Placement accepted.
+// WriteRow is one write Placement accepted. RequestID and GlobalID name
+// it in Placement's log (its answer's id, the cycle's global id).
 type WriteRow struct {
-	At            time.Time
-	Op            string
-	Before, After string
+	At                  time.Time
+	Op                  string
+	Before, After       string
+	RequestID, GlobalID string
 }
 
 // ListingHealth is the last result of one listing (plugin or Placement).
@@ -95,7 +97,8 @@ func (t *nodeTable) observe(ev engine.Event, clock func() time.Time) {
 		if t.writes == nil {
 			t.writes = map[string][]WriteRow{}
 		}
-		ws := append(t.writes[ev.Node], WriteRow{At: clock(), Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter})
+		ws := append(t.writes[ev.Node], WriteRow{At: clock(), Op: string(ev.Op), Before: ev.GenerationBefore, After: ev.GenerationAfter,
+			RequestID: ev.RequestID, GlobalID: ev.GlobalRequestID})
 		t.writes[ev.Node] = ws[max(0, len(ws)-maxNodeWrites):]
 	}
 }

@@ -140,6 +140,10 @@ func TestNodeDetail(t *testing.T) {
 	if strings.Join(seq, ",") != "create_provider,set_traits,set_inventories,set_inventories" || ops[3][3] != fmt.Sprint(p.Generation) {
 		t.Errorf("writes %v", ops)
 	}
+	// Each names Placement's request id for it, to find it in Placement's log.
+	if n := len(regexp.MustCompile(`<code class="request-id">req-[0-9a-f-]{36}</code>`).FindAllString(html, -1)); n != len(ops) {
+		t.Errorf("%d of %d writes name their request id", n, len(ops))
+	}
 
 	code, html = get(t, h, "/node/"+nodeUUID(2))
 	if code != 200 || !strings.Contains(html, `<code id="reason">no_class</code>`) || !strings.Contains(html, "no provider read this cycle") {

@@ -49,6 +49,10 @@ type Ops struct {
 	reloadOK bool
 	reload   string // the last reload's result
 	bus      bus    // the event source, if any (bus.go)
+	finished int    // cycles recorded since start
+	api      apiState
+	// allocBusy: one node page at a time reads Placement (allocations.go).
+	allocBusy sync.Mutex
 }
 
 // New starts recording. now is the clock (time.Now in production).
@@ -136,6 +140,7 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.running = false
+	o.finished++
 	if n := len(o.cycles); n > 0 {
 		o.cycles[n-1].Drift = nil // only the newest keeps its rows
 	}

@@ -12,7 +12,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
-// Handler serves /metrics, /healthz, /readyz, /livez and the status page at /.
+// Handler serves /metrics, /healthz, /readyz, /livez, the status page at
+// / and the local API under /api/v1/ (api.go).
 func (o *Ops) Handler() http.Handler { return o.handler(true) }
 
 func (o *Ops) handler(metrics bool) *http.ServeMux {
@@ -25,6 +26,7 @@ func (o *Ops) handler(metrics bool) *http.ServeMux {
 	mux.HandleFunc("GET /livez", probe(o.Live))
 	mux.HandleFunc("GET /{$}", o.ServeStatus)
 	mux.HandleFunc("GET /node/{uuid}", o.ServeNode)
+	o.apiRoutes(mux)
 	return mux
 }
 

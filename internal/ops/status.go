@@ -97,6 +97,10 @@ type nodePage struct {
 	Found bool
 	UUID  string
 	Why   Explanation
+	// Allocations on the node's provider, read for this view; AllocNote
+	// says why they were not.
+	Allocations []Allocation
+	AllocNote   string
 }
 
 // ServeNode renders one node: what the plugin reported, what Placement
@@ -114,6 +118,9 @@ func (o *Ops) ServeNode(w http.ResponseWriter, r *http.Request) {
 	page := nodePage{Info: info, Now: o.now(), Row: row, Found: ok, UUID: uuid}
 	if ok {
 		page.Why = Explain(row.Source, row.Outcome, nil)
+		if row.Placement.Exists {
+			page.Allocations, page.AllocNote = o.pageAllocations(r.Context(), uuid)
+		}
 	}
 	render(w, nodeTmpl, page, status)
 }

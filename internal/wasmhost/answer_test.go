@@ -199,3 +199,25 @@ func FuzzDecodeAnswer(f *testing.F) {
 		}
 	})
 }
+
+// A string the decoder does not see (the rest of one over the field
+// limit, or an entry skipped over the entry limit) is still checked: a
+// malformed answer is refused whether or not a limit was passed.
+func TestAnswerLeftOutStringsAreStillChecked(t *testing.T) {
+	lim := Limits{MaxRecords: 50, MaxField: 16, MaxTraits: 2}
+	for _, doc := range []string{
+		`{"nodes":[{"uuid":"a","name":"00000000000000000\0"}]}`,     // past the field limit
+		`{"nodes":[{"uuid":"a","name":"00000000000000000\u12g4"}]}`, // a bad hex digit there
+		"{\"nodes\":[{\"uuid\":\"a\",\"name\":\"00000000000000000\x01\"}]}",
+		`{"nodes":[{"uuid":"a","traits":["A","B","C\q"]}]}`, // an entry past the entry limit
+		`{"nodes":[{"uuid":"a","traits":["A","B","\uZZZZ"]}]}`,
+	} {
+		if _, err := decodeNodes(doc, lim, 1<<20); err == nil {
+			t.Errorf("%q: accepted, want refused as malformed", doc)
+		}
+	}
+	ok := `{"nodes":[{"uuid":"a","name":"00000000000000000\n\u00e9","traits":["A","B","C\"\u0041"]}]}`
+	if got, err := decodeNodes(ok, lim, 1<<20); err != nil || len(got.Nodes) != 1 || got.Nodes[0].Invalid == nil {
+		t.Errorf("valid escapes past the limits: %v, %+v; want one node, marked", err, got.Nodes)
+	}
+}

@@ -156,7 +156,7 @@ func (g *guard) take(list string, rec int) *hostabi.Invalid {
 func (g *guard) step(c byte) (int, error) {
 	switch {
 	case g.skip > 0:
-		return g.skipping(c), nil
+		return g.skipping(c)
 	case g.inStr:
 		return g.strByte(c)
 	}
@@ -254,6 +254,11 @@ func (g *guard) strByte(c byte) (int, error) {
 	}
 	if len(g.str) < nameLen {
 		g.str = append(g.str, c)
+	}
+	if g.drop { // the decoder will not see the rest: check its syntax here
+		if err := g.checkStrByte(c); err != nil {
+			return 0, err
+		}
 	}
 	switch {
 	case g.esc:
@@ -372,12 +377,24 @@ func (g *guard) char(c byte, size int) (int, error) {
 }
 
 // skipping leaves out a byte of entries over a limit, following only
-// strings and nesting, until the container at depth skip closes.
-func (g *guard) skipping(c byte) int {
+// strings and nesting, until the container at depth skip closes. The
+// strings' syntax is still checked: the decoder never sees them, and a
+// malformed answer must be refused whether or not a limit was passed.
+func (g *guard) skipping(c byte) (int, error) {
 	switch {
-	case g.inStr && g.esc:
-		g.esc = false
+	case g.inStr && (g.esc || g.hex > 0):
+		if err := g.checkStrByte(c); err != nil {
+			return 0, err
+		}
+		if g.esc = false; g.hex > 0 {
+			g.hex--
+		} else if c == 'u' {
+			g.hex = 4
+		}
 	case g.inStr:
+		if err := g.checkStrByte(c); err != nil {
+			return 0, err
+		}
 		g.esc, g.inStr = c == '\\', c != '"'
 	case c == '"':
 		g.inStr = true
@@ -386,10 +403,29 @@ func (g *guard) skipping(c byte) int {
 	case c == ']' || c == '}':
 		if g.depth--; g.depth < g.skip {
 			g.skip = 0
-			return int(c)
+			return int(c), nil
 		}
 	}
-	return -1
+	return -1, nil
+}
+
+// checkStrByte refuses what JSON forbids in a string the decoder will
+// not see: a control character, an unknown escape, a \u without four
+// hex digits.
+func (g *guard) checkStrByte(c byte) error {
+	switch {
+	case g.hex > 0 && !isHex(c):
+		return g.fail("a string's \\u escape has %q where a hex digit belongs", c)
+	case g.esc && g.hex == 0 && !strings.ContainsRune(`"\\/bfnrtu`, rune(c)):
+		return g.fail("a string holds the invalid escape \\%s", Printable(string(c)))
+	case !g.esc && g.hex == 0 && c < 0x20:
+		return g.fail("a string holds the control character %q", c)
+	}
+	return nil
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // checkItems applies the entry limit of the container being read: the

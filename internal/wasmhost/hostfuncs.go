@@ -38,7 +38,7 @@ func (s *sandbox) hostModule(ctx context.Context) (api.Module, error) {
 	b = b.NewFunctionBuilder().WithFunc(s.log).Export(hostabi.ImportLog)
 	b = b.NewFunctionBuilder().WithFunc(s.httpRequest).Export(hostabi.ImportHTTPRequest)
 	b = b.NewFunctionBuilder().WithFunc(s.httpResponseRead).Export(hostabi.ImportHTTPResponseRead)
-	b = withJSONProject(b)
+	b = withJSONProject(b, s.cfg.MemoryLimit)
 	return b.Instantiate(ctx)
 }
 

@@ -16,6 +16,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -34,10 +36,14 @@ type gate struct {
 	client   *http.Client
 	maxBody  int64
 	log      *slog.Logger
+	raw      bool // Options.RawBodies
+	// keep holds the projections kept for the operation running, if it
+	// offered answers by reference (refs.go); nil otherwise.
+	keep atomic.Pointer[keptFrames]
 }
 
 func newGate(o Options) (*gate, error) {
-	g := &gate{services: map[string]*url.URL{}, creds: map[string]Credential{}, maxBody: o.MaxHTTPResponse, log: o.Logger}
+	g := &gate{services: map[string]*url.URL{}, creds: map[string]Credential{}, maxBody: o.MaxHTTPResponse, log: o.Logger, raw: o.RawBodies}
 	for name, endpoint := range o.Services {
 		u, err := url.Parse(endpoint)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -72,6 +78,9 @@ func (g *gate) do(ctx context.Context, frame []byte) []byte {
 		head, buf = hostabi.HTTPResponseHead{Error: err.Error()}, nil
 	}
 	raw, _ := json.Marshal(head)
+	if head.Projected {
+		raw = alignedHead(raw)
+	}
 	if len(buf) >= headRoom && 4+len(raw) <= headRoom { // the head fits before the body: no copy of it
 		start := headRoom - 4 - len(raw)
 		binary.LittleEndian.PutUint32(buf[start:], uint32(len(raw)))
@@ -98,7 +107,7 @@ const headRoom = 4 << 10
 // cleared a 600 KB page about twice over.
 func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 	if size >= 0 && size <= limit {
-		b := make([]byte, headRoom+int(size)+1) // +1: EOF is seen without growing
+		b := bodyBuffer(headRoom + int(size) + 1) // +1: EOF is seen without growing
 		n, err := io.ReadFull(r, b[headRoom:])
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
 			err = nil
@@ -131,6 +140,20 @@ func readBody(r io.Reader, size, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// bodies holds buffers of bodies the gate projected, which nothing
+// references once their frame is made: a listing's next page reuses one
+// rather than allocating and clearing another of the same size.
+var bodies sync.Pool
+
+func bodyBuffer(n int) []byte {
+	if p, _ := bodies.Get().(*[]byte); p != nil && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]byte, n)
+}
+
+func releaseBody(b []byte) { bodies.Put(&b) }
+
 func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPResponseHead, []byte, error) {
 	var none hostabi.HTTPResponseHead
 	rawHead, body, err := hostabi.SplitFrame(frame)
@@ -140,6 +163,10 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 	var h hostabi.HTTPRequestHead
 	if err := json.Unmarshal(rawHead, &h); err != nil {
 		return none, nil, fmt.Errorf("malformed request head: %w", err)
+	}
+	proj, keep, err := g.requestedProjection(h)
+	if err != nil {
+		return none, nil, err
 	}
 	target, err := g.resolve(h.Service, h.Path)
 	if err != nil {
@@ -167,6 +194,14 @@ func (g *gate) roundTrip(ctx context.Context, frame []byte) (hostabi.HTTPRespons
 	}
 	for k, vs := range resp.Header {
 		out.Header[k] = strings.Join(vs, ", ")
+	}
+	if proj != nil && resp.StatusCode/100 == 2 {
+		body := got
+		if got, out.Ref, err = g.projectKeeping(ctx, got, proj, keep); err != nil {
+			return none, nil, err
+		}
+		releaseBody(body)
+		out.Projected = true
 	}
 	return out, got, nil
 }

@@ -75,6 +75,7 @@ func FuzzGateRequest(f *testing.F) {
 	f.Add(hostabi.AppendFrame(nil, head(hostabi.HTTPRequestHead{Service: "svc", Method: "GET", Path: "/x"}), nil))
 	f.Add(hostabi.AppendFrame(nil, head(hostabi.HTTPRequestHead{Service: "svc", Method: "POST", Path: "/../x"}), []byte("b")))
 	f.Add(hostabi.AppendFrame(nil, []byte(`{"service":"svc","method":"GET","path":"/%2e%2e/x"}`), nil))
+	f.Add(hostabi.AppendFrame(nil, head(hostabi.HTTPRequestHead{Service: "svc", Method: "GET", Path: "/x", Project: &testSpec}), nil))
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		resp := g.do(context.Background(), frame)

@@ -65,6 +65,15 @@ type Options struct {
 	// before hostabi.EncodingRecords did: the conformance kit checks that
 	// a plugin lists the same either way.
 	JSONAnswers bool
+	// RawBodies sends every HTTP body to the plugin as the service sent
+	// it, ignoring a request's projection (hostabi.HTTPRequestHead.Project),
+	// as hosts before projected responses did: the conformance kit checks
+	// that a plugin lists the same either way.
+	RawBodies bool
+	// NoRefs offers no answers by reference (hostabi.EncodingRefs) and
+	// keeps no projection, as hosts before them: the plugin answers with
+	// its nodes (benchmarks compare both).
+	NoRefs bool
 
 	// Logger receives the plugin's log calls and, as attributes of
 	// records tagged with the plugin's name (never raw), the lines it

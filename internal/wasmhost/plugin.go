@@ -26,6 +26,8 @@ type Plugin struct {
 	run  runner
 	info Info
 
+	gate *gate
+
 	mu     sync.Mutex
 	closed bool
 }
@@ -128,7 +130,7 @@ func open(ctx context.Context, path string, config []byte, configure bool, opts 
 
 // openWith starts an instance on r and asks the plugin to describe itself.
 func openWith(ctx context.Context, path string, opts Options, r runner, svc *engineServices) (*Plugin, error) {
-	p := &Plugin{path: path, opts: opts, run: r}
+	p := &Plugin{path: path, opts: opts, run: r, gate: svc.gate}
 	cctx, cancel := context.WithTimeout(ctx, opts.CallTimeout)
 	defer cancel()
 	name, err := r.start(cctx)
@@ -178,17 +180,25 @@ func (p *Plugin) Supports(export string) bool {
 
 // ListNodes asks the plugin for every node in scope.
 func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+	var kept *keptFrames
 	if !p.opts.JSONAnswers {
 		req.Accept = []string{hostabi.EncodingRecords}
+		if p.offersRefs() {
+			req.Accept, kept = append(req.Accept, hostabi.EncodingRefs), newKeptFrames(p.budget())
+		}
 	}
 	in, _ := json.Marshal(req)
 	var out hostabi.ListNodesResponse
 	records := func(r *bufio.Reader) (err error) {
-		out.Nodes, err = decodeNodeRecords(r, p.opts.Limits, p.budget())
+		if b, _ := r.Peek(len(hostabi.RefsMagic)); string(b) == hostabi.RefsMagic {
+			out.Nodes, err = decodeNodeRefs(r, p.opts.Limits, p.budget(), kept)
+		} else {
+			out.Nodes, err = decodeNodeRecords(r, p.opts.Limits, p.budget())
+		}
 		out.Complete = err == nil // a binary answer is a complete listing
 		return err
 	}
-	if err := p.call(ctx, hostabi.ExportListNodes, in, p.decoder(&out, records, nodeList(&out.Nodes)), &out.Error); err != nil {
+	if err := p.callKeeping(ctx, hostabi.ExportListNodes, in, p.decoder(&out, records, nodeList(&out.Nodes)), &out.Error, kept); err != nil {
 		return nil, err
 	}
 	if !out.Complete {
@@ -196,6 +206,10 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 	}
 	return out.Nodes, nil
 }
+
+// offersRefs: the host offers answers by reference when it projects
+// responses and keeps them (not RawBodies, not NoRefs).
+func (p *Plugin) offersRefs() bool { return p.gate != nil && !p.opts.RawBodies && !p.opts.NoRefs }
 
 // ListInstances asks the plugin for the consumers placed on nodes.
 func (p *Plugin) ListInstances(ctx context.Context) ([]hostabi.Instance, error) {
@@ -283,8 +297,18 @@ func (p *Plugin) decoder(out any, records func(*bufio.Reader) error, lists ...li
 // call runs one operation under the time limit; any failure is an *Error
 // and leaves nothing of the answer to use.
 func (p *Plugin) call(ctx context.Context, export string, in []byte, decode func(io.Reader) error, perr *hostabi.Error) error {
+	return p.callKeeping(ctx, export, in, decode, perr, nil)
+}
+
+// callKeeping is call with the gate keeping the projections the plugin
+// asks it to keep in kept (nil: none), until the answer is decoded.
+func (p *Plugin) callKeeping(ctx context.Context, export string, in []byte, decode func(io.Reader) error, perr *hostabi.Error, kept *keptFrames) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if kept != nil {
+		p.gate.keep.Store(kept)
+		defer p.gate.keep.Store(nil)
+	}
 	if p.closed {
 		return p.named(export, failure(KindHost, "plugin is closed"))
 	}

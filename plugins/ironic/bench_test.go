@@ -49,8 +49,15 @@ func fleet(b *testing.B) string {
 //     the answer and the host's decoding of it into the engine's records
 //     (wasmhost.Native): the part of the wasm path that is the ABI;
 //   - wasm: the built ironic.wasm through wasmhost (the plugin host
-//     process, HTTP via the host's gate, pages decoded by the host's
-//     projection, the answer encoded by the SDK and decoded by the host).
+//     process, HTTP via the host's gate, which projects each page as it
+//     arrives and keeps it; the plugin answers by reference to those
+//     pages, and the host builds the nodes from them);
+//   - wasm-rpb1: the same on a host that offers no answers by reference
+//     (Options.NoRefs): the plugin builds the nodes and the SDK encodes
+//     them in binary records, which the host decodes (as before);
+//   - wasm-raw: the same on a host that sends the pages' bodies, which
+//     the plugin has projected through json_project (as before projected
+//     responses).
 //
 // It reports the ratios of the plugin-call ceilings: wasm/native and abi/native.
 func BenchmarkListNodes10k(b *testing.B) {
@@ -62,11 +69,16 @@ func BenchmarkListNodes10k(b *testing.B) {
 		Handle: func(export string, in []byte) []byte {
 			return guest.Handle(nativePlugin{&plugin{c: native}}, export, in)
 		},
-	}, nil, wasmhost.Options{})
+	}, nil, wasmhost.Options{NoRefs: true}) // its HTTP is the plugin's own, not the gate: nothing can be kept
 	if err != nil {
 		b.Fatal(err)
 	}
 	wasm := loadWasm(b, url, map[string]any{})
+	// The same module on a host that sends the pages as they came (as
+	// hosts before projected responses did): the plugin projects each one
+	// through json_project, in the plugin host process.
+	raw := loadWasmWith(b, url, map[string]any{}, wasmhost.Options{RawBodies: true})
+	rpb1 := loadWasmWith(b, url, map[string]any{}, wasmhost.Options{NoRefs: true})
 	list := func(p *wasmhost.Plugin) func(testing.TB) {
 		return func(tb testing.TB) {
 			nodes, err := p.ListNodes(ctx, hostabi.ListNodesRequest{})
@@ -75,7 +87,7 @@ func BenchmarkListNodes10k(b *testing.B) {
 			}
 		}
 	}
-	guesttest.Compare(b, 5, []guesttest.Variant{
+	variants, cpu := withCPU([]guesttest.Variant{
 		{Name: "native", Run: func(tb testing.TB) {
 			if nodes, err := native.ListNodes(hostabi.ListNodesRequest{}); err != nil || len(nodes) != benchNodes {
 				tb.Fatal(len(nodes), err)
@@ -83,7 +95,14 @@ func BenchmarkListNodes10k(b *testing.B) {
 		}},
 		{Name: "native+abi", Run: list(abi)},
 		{Name: "wasm", Run: list(wasm)},
-	}, guesttest.PluginRatios)
+		{Name: "wasm-rpb1", Run: list(rpb1)},
+		{Name: "wasm-raw", Run: list(raw)},
+	})
+	ratios := append(slices.Clone(guesttest.PluginRatios),
+		guesttest.Ratio{Name: "wasm-rpb1/native", Num: "wasm-rpb1", Den: "native"},
+		guesttest.Ratio{Name: "wasm-raw/native", Num: "wasm-raw", Den: "native"})
+	guesttest.Compare(b, 5, variants, ratios)
+	cpu(b, ratios)
 }
 
 // nativePlugin is the plugin with its client already made (HTTP straight

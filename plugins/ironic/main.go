@@ -40,6 +40,11 @@ func (p *plugin) ListNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error)
 	return p.c.ListNodes(req)
 }
 
+// ListNodeRefs answers by reference when the host offers it (guest.RefLister).
+func (p *plugin) ListNodeRefs(req hostabi.ListNodesRequest) (*hostabi.NodeRefs, []hostabi.Node, error) {
+	return p.c.ListNodeRefs(req)
+}
+
 func (p *plugin) ListInstances() ([]hostabi.Instance, error) { return p.c.ListInstances() }
 
 func (p *plugin) ConfirmDeleted(uuids []string) (deleted, present []string, err error) {

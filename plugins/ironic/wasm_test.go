@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -17,11 +19,14 @@ import (
 // loadWasm loads the built plugin with baremetal granted at url.
 func loadWasm(tb testing.TB, url string, cfg map[string]any) *wasmhost.Plugin {
 	tb.Helper()
+	return loadWasmWith(tb, url, cfg, wasmhost.Options{})
+}
+
+func loadWasmWith(tb testing.TB, url string, cfg map[string]any, opts wasmhost.Options) *wasmhost.Plugin {
+	tb.Helper()
 	raw, _ := json.Marshal(cfg)
-	p, err := wasmhost.Load(context.Background(), plugintest.Build(tb, "plugins/ironic"), raw, wasmhost.Options{
-		CacheDir: plugintest.CacheDir(),
-		Services: map[string]string{"baremetal": url},
-	})
+	opts.CacheDir, opts.Services = plugintest.CacheDir(), map[string]string{"baremetal": url}
+	p, err := wasmhost.Load(context.Background(), plugintest.Build(tb, "plugins/ironic"), raw, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -66,5 +71,69 @@ func TestWasmPluginListsAndConfirms(t *testing.T) {
 	inst, err := p.ListInstances(ctx)
 	if err != nil || len(inst) != 0 {
 		t.Fatalf("instances %v, %v; want none without compute_host", inst, err)
+	}
+}
+
+// Pages projected by the host (this host) or sent raw and projected by
+// the plugin (a host older than projected responses: RawBodies) give the
+// same listing; and a malformed or oversized page fails the listing alike,
+// naming the page, with no node returned.
+func TestWasmPluginWithAndWithoutProjectedResponses(t *testing.T) {
+	nodes := fakeironic.Generate(2500, 12)
+	fake := fakeironic.New(nodes, 82)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	ctx := context.Background()
+	var lists [2][]hostabi.Node
+	for i, raw := range []bool{false, true} {
+		p := loadWasmWith(t, srv.URL, map[string]any{"page_size": 1000}, wasmhost.Options{RawBodies: raw})
+		got, err := p.ListNodes(ctx, hostabi.ListNodesRequest{})
+		if err != nil || len(got) != len(nodes) {
+			t.Fatalf("raw bodies %v: %d nodes, %v", raw, len(got), err)
+		}
+		lists[i] = got
+
+		first := 0
+		fake.BeforeList = func(w http.ResponseWriter, r *http.Request, n int) bool {
+			if first == 0 {
+				first = n
+			}
+			if n != first+1 { // the listing's second page
+				return false
+			}
+			w.Header().Set("X-OpenStack-Ironic-API-Version", "1.82")
+			w.Write([]byte(`{"nodes": [{"uuid": 7}]}`))
+			return true
+		}
+		got, err = p.ListNodes(ctx, hostabi.ListNodesRequest{})
+		want := "page 2: malformed body: json projection: nodes[0].uuid is a JSON number, want a string or null"
+		if got != nil || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("raw bodies %v, malformed page: %d nodes, %v; want %q", raw, len(got), err, want)
+		}
+		fake.BeforeList = nil
+
+		small := loadWasmWith(t, srv.URL, map[string]any{"page_size": 1000}, wasmhost.Options{RawBodies: raw, MaxHTTPResponse: 100_000})
+		got, err = small.ListNodes(ctx, hostabi.ListNodesRequest{})
+		if want := "response body exceeds the 100000-byte cap"; got != nil || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("raw bodies %v, page over the cap: %d nodes, %v; want %q", raw, len(got), err, want)
+		}
+
+		// 60 kB of empty nodes: within the body cap, but its frame is not
+		// (13 fields of 8 bytes each, per node). Only a host that projects
+		// says so, which shows the plugin asked it to.
+		fake.BeforeList = func(w http.ResponseWriter, r *http.Request, n int) bool {
+			w.Header().Set("X-OpenStack-Ironic-API-Version", "1.82")
+			w.Write([]byte(`{"nodes": [` + strings.TrimSuffix(strings.Repeat("{},", 20_000), ",") + `]}`))
+			return true
+		}
+		got, err = small.ListNodes(ctx, hostabi.ListNodesRequest{})
+		fake.BeforeList = nil
+		projectedCap := err != nil && strings.Contains(err.Error(), "projected response body exceeds the 100000-byte cap")
+		if got != nil || err == nil || projectedCap == raw {
+			t.Errorf("raw bodies %v, a page of empty nodes: %d nodes, %v", raw, len(got), err)
+		}
+	}
+	if !reflect.DeepEqual(lists[0], lists[1]) {
+		t.Fatal("the listings differ between projected and raw pages")
 	}
 }

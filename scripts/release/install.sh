@@ -2,13 +2,15 @@
 # Install what make release and its checks use from Debian: promtool
 # (package prometheus: `promtool check/test rules` on deploy/monitoring),
 # lintian (the Debian package's checks), podman (runs the OCI image where
-# the machine allows; image-test.sh falls back to unpacking it). dpkg-deb
-# comes with dpkg. Idempotent: does nothing when present.
+# the machine allows; image-test.sh falls back to unpacking it), zsh (zsh -n
+# on `engine completion zsh`, cmd/engine). dpkg-deb comes with dpkg.
+# Idempotent: does nothing when present.
 set -eu
 need=""
 command -v promtool >/dev/null 2>&1 || need="$need prometheus"
 command -v lintian >/dev/null 2>&1 || need="$need lintian"
 command -v podman >/dev/null 2>&1 || need="$need podman"
+command -v zsh >/dev/null 2>&1 || need="$need zsh"
 if [ -z "$need" ]; then
 	echo "release tools already installed"
 	exit 0

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"log/slog"
+	"regexp"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
@@ -30,8 +31,12 @@ func errorKey(e engine.Error) string {
 	if e.Node != "" {
 		return string(e.Kind) + "/" + e.Node
 	}
-	return string(e.Kind) + "/" + e.Message
+	// Placement's and the cycle's request ids are new every cycle: a
+	// listing that keeps failing is one error.
+	return string(e.Kind) + "/" + requestIDs.ReplaceAllString(e.Message, "req-")
 }
+
+var requestIDs = regexp.MustCompile(`req-[0-9a-fA-F-]{36}`)
 
 // record logs what changed with this cycle's errors, at now.
 func (l *errorLog) record(log *slog.Logger, r engine.Report, now time.Time) {

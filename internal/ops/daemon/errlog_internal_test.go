@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -40,5 +41,23 @@ func TestPersistentErrorLogsABoundedNumberOfLines(t *testing.T) {
 	}
 	if !strings.Contains(out, "cycles=60") {
 		t.Errorf("the cleared line does not count the cycles:\n%s", out)
+	}
+}
+
+// A listing that keeps failing names new request ids every cycle (the
+// cycle's global one and Placement's): it is still one lasting error.
+func TestLastingErrorIgnoresRequestIDs(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	var l errorLog
+	at := time.Unix(0, 0)
+	for i := range 10 {
+		msg := fmt.Sprintf("list providers: GET /resource_providers: 503 Service Unavailable "+
+			"[request req-%08d-0000-4000-8000-000000000000, global req-%08d-1111-4111-8111-111111111111]; no writes this cycle", i, i)
+		l.record(log, engine.Report{Errors: []engine.Error{{Kind: engine.ErrListing, Message: msg}}}, at)
+		at = at.Add(time.Minute)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 2 {
+		t.Fatalf("%d lines, want the start and one repeat:\n%s", n, buf.String())
 	}
 }

@@ -51,7 +51,11 @@ type Loop struct {
 	Reload <-chan struct{} // one value per reload request (SIGHUP)
 	// Now asks for a cycle at once (SIGUSR1); requests during a cycle
 	// merge into one cycle right after it.
-	Now   <-chan struct{}
+	Now <-chan struct{}
+	// Asks are run between cycles and node syncs, one at a time, on the
+	// setup in use: the local API's plans, which must not run beside a
+	// cycle (it changes the engine's scope and memory).
+	Asks  <-chan Ask
 	Log   *slog.Logger
 	Ops   *ops.Ops
 	Level *slog.LevelVar // set from Settings.LogLevel at each load; may be nil
@@ -63,6 +67,10 @@ type Loop struct {
 
 	errors errorLog
 }
+
+// Ask is work run on the setup in use between cycles; ctx ends when the
+// daemon stops.
+type Ask func(ctx context.Context, w Setup)
 
 type loaded struct {
 	w   Setup
@@ -156,8 +164,10 @@ func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, rep engine.Report
 				timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
 			}
 		case <-l.Now:
-			l.Log.Info("cycle requested (SIGUSR1): starting it now")
+			l.Log.Info("cycle requested (SIGUSR1 or the API): starting it now")
 			return w, false
+		case ask := <-l.Asks:
+			ask(ctx, w)
 		case <-l.Reload:
 			r.request(w)
 		case res := <-r.results:

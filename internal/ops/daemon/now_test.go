@@ -80,3 +80,43 @@ func TestReloadAppliesAtOnce(t *testing.T) {
 		t.Fatalf("cycle after the reload: %+v", rep)
 	}
 }
+
+// An ask (the API's plan) sent during a cycle runs after it, between
+// cycles, on the setup in use; never beside a cycle.
+func TestAsksRunBetweenCycles(t *testing.T) {
+	r := newRig(t, 2)
+	r.conf.interval = time.Hour
+	asks := make(chan daemon.Ask)
+	gate, entered := make(chan struct{}), make(chan int, 10)
+	r.src.Update(func(st *memsource.State) { st.Gate, st.Entered = gate, entered })
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &daemon.Loop{Load: r.load, Asks: asks, Log: slog.New(slog.NewTextHandler(r.logs, nil)), Ops: r.ops,
+		Cycled: func(rep engine.Report) { r.cycled <- rep }}
+	errc := make(chan error, 1)
+	go func() { errc <- l.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-errc })
+	<-entered // the first cycle is under way
+	ran := make(chan daemon.Setup, 1)
+	sent := make(chan struct{})
+	go func() {
+		asks <- func(_ context.Context, w daemon.Setup) {
+			select {
+			case <-r.cycled:
+				ran <- w // the cycle was recorded before the ask ran
+			default:
+				ran <- nil
+			}
+		}
+		close(sent)
+	}()
+	select {
+	case <-sent:
+		t.Fatal("the loop took an ask during a cycle")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(gate)
+	if w := <-ran; w == nil {
+		t.Fatal("the ask ran before the cycle in flight was recorded")
+	}
+	r.quiet()
+}

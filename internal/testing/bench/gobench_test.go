@@ -23,7 +23,7 @@ ok  	github.com/rpengine/rpengine/plugins/ironic	1.0s
 	if len(rows) != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
-	if rows[0].Value != "1.40 / 1.45 / 1.60× (medians: wasm 30.0 ms, native 20.0 ms)" || rows[0].Met != "yes" || rows[0].Fleet != "plugins/ironic `BenchmarkListNodes10k/ratio`" {
+	if rows[0].Value != "1.40 / 1.45 / 1.60× (medians: wasm 30.0 ms, native 20.0 ms)" || rows[0].Met != "yes" || rows[0].Goal != "≤ 1.5×" || rows[0].Fleet != "plugins/ironic `BenchmarkListNodes10k/ratio`" {
 		t.Errorf("wasm row %+v", rows[0])
 	}
 	if rows[1].Value != "1.10 / 1.25 / 1.30×" || rows[1].Met != "NO" {
@@ -36,5 +36,76 @@ ok  	github.com/rpengine/rpengine/plugins/ironic	1.0s
 func TestSpreadOfEvenRounds(t *testing.T) {
 	if s := SpreadOf([]float64{3.35, 1.01}); s.Min != 1.01 || s.Max != 3.35 || s.Med != 2.18 {
 		t.Errorf("spread %+v", s)
+	}
+}
+
+// The VMware benchmark's wasm and native sub-benchmarks make its ratio,
+// against its own goal (2×); the fake plugin's rows carry no goal; a
+// benchmark that reported nothing (vcsim missing) is a NO row.
+func TestPluginCeilingsFromSubBenchmarks(t *testing.T) {
+	out := `BenchmarkList100x20/wasm-2     3   300000000 ns/op
+BenchmarkList100x20/native-2   3   100000000 ns/op
+ok  	github.com/rpengine/rpengine/plugins/vmware	99s
+BenchmarkDecode10k/project/wasm-2     3   300000000 ns/op
+BenchmarkDecode10k/project/native-2   3   100000000 ns/op
+ok  	github.com/rpengine/rpengine/plugins/ironic	99s
+BenchmarkList10k-2   3   1000 ns/op	  50.0 wasm/native	 20 abi/native
+ok  	github.com/rpengine/rpengine/plugins/fake	1.0s
+`
+	ms, err := ParseGoBench(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := PluginCeilings(ms)
+	if len(rows) != 3 {
+		t.Fatalf("rows %+v", rows)
+	}
+	vm := rows[2]
+	if vm.Fleet != "plugins/vmware `BenchmarkList100x20`" || vm.Value != "3.00×" || vm.Goal != "≤ 2.0×" || vm.Met != "NO" {
+		t.Errorf("vmware row %+v", vm)
+	}
+	if rows[0].Met != "" || rows[1].Met != "" {
+		t.Errorf("fake rows have a verdict: %+v", rows[:2])
+	}
+	missing := MissingRows(ms)
+	if len(missing) != 2 || !strings.Contains(missing[0].Metric, "Ironic plugin") || !strings.Contains(missing[1].Metric, "Ironic requests") || missing[0].Met != "NO" {
+		t.Errorf("missing rows %+v", missing)
+	}
+}
+
+// A package whose benchmarks failed names its metrics by its FAIL line,
+// not the next package's ok line.
+func TestParseGoBenchFailedPackage(t *testing.T) {
+	out := `BenchmarkA-2   3   10 ns/op
+FAIL	github.com/rpengine/rpengine/plugins/vmware	9s
+BenchmarkB-2   3   10 ns/op
+ok  	github.com/rpengine/rpengine/plugins/fake	1s
+`
+	ms, err := ParseGoBench(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].Pkg != "plugins/vmware" || ms[1].Pkg != "plugins/fake" {
+		t.Errorf("parsed %+v", ms)
+	}
+}
+
+// A CPU ratio ("-cpu") is a row against the same ceiling, with the CPU
+// medians beside it.
+func TestPluginCeilingsOnCPU(t *testing.T) {
+	out := `BenchmarkList100x20-2   1   0 ns/op	 2.5 wasm/native	 1.8 wasm/native-cpu	 90 wasm-cpu-ms	 50 native-cpu-ms
+ok  	github.com/rpengine/rpengine/plugins/vmware	99s
+`
+	ms, err := ParseGoBench(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := PluginCeilings(ms)
+	if len(rows) != 2 || rows[0].Met != "NO" || rows[1].Met != "yes" || rows[1].Goal != "≤ 2.0×" ||
+		rows[1].Value != "1.80× (medians: wasm 90.0 ms, native 50.0 ms)" || !strings.Contains(rows[1].Metric, "CPU") {
+		t.Errorf("rows %+v", rows)
+	}
+	if m := MissingRows(ms); len(m) != 2 {
+		t.Errorf("missing %+v", m)
 	}
 }

@@ -130,7 +130,7 @@ seed = %d
 			goalText(rssGoal, " MB"), goalMet(rssGoal, warmMB)},
 		{"restart to end of first cycle, warm compile cache, ms (min / median / max of 5 processes)", fleet, restart.Format("%.0f"),
 			goalText(restartGoal, " ms"), goalMet(restartGoal, restart.Med)},
-		{"peak RSS of `engine once`, MB: every node gone at the source (all providers unlisted, first proof)", fleet,
+		{"unlisted providers: peak RSS of `engine once`, MB: every node gone at the source (all providers unlisted, the plugin's first proof; in brackets, how long it ran)", fleet,
 			fmt.Sprintf("%.0f (%.1f s)", float64(gone.rss)/1e6, gone.wall.Seconds()), goalText(rssGoal, " MB"), goalMet(rssGoal, float64(gone.rss)/1e6)},
 	}, nil
 }

@@ -26,5 +26,5 @@ func StartProd(root string, port, workers int) (*Child, error) {
 		exec.Command(stopScript, dir).Run()
 		os.RemoveAll(dir)
 	}
-	return &Child{URL: fmt.Sprintf("http://127.0.0.1:%d", port), stop: stop}, nil
+	return started(&Child{URL: fmt.Sprintf("http://127.0.0.1:%d", port), stop: stop}), nil
 }

@@ -70,20 +70,22 @@ func (m Machine) describe() string {
 	return s
 }
 
-// Write prints the report as Markdown.
-func Write(w io.Writer, command string, m Machine, rows []Row, notes []string, sections ...Section) {
+// Write prints the report as Markdown: the summary (rows repeated from
+// the full table), the full table, the notes, then the sections.
+func Write(w io.Writer, command string, m Machine, summary, rows []Row, notes []string, sections ...Section) {
 	fmt.Fprintf(w, "# Benchmarks\n\nProduced by `%s` on %s.\n\nMachine: %s.\n\n",
 		command, time.Now().UTC().Format("2006-01-02 15:04 MST"), m.describe())
-	fmt.Fprintln(w, "| figure | fleet | value | goal | met |\n|---|---|---|---|---|")
-	for _, r := range rows {
-		metric := r.Metric
-		if LoadMoved(metric) {
-			metric += " †"
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", metric, r.Fleet, r.Value, r.Goal, r.Met)
+	fmt.Fprintln(w, "How to read it: docs/MEASUREMENTS.md. † marks a time, a rate or a ratio of times: a loaded machine moves it "+
+		"(compare figures of one run, with the load average above); request counts, bytes and RSS are the robust figures. "+
+		"A goal not met says why, or links the profile that does.")
+	if len(summary) > 0 {
+		fmt.Fprint(w, "\n## Summary: cost in proportion to what changed, and the ceilings at 100,000 nodes\n\n")
+		table(w, summary)
+		fmt.Fprint(w, "\n## Every figure\n\n")
+	} else {
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "\n† a time, a rate or a ratio of times: a loaded machine moves it (compare figures of one run, with the load "+
-		"average above); request counts and RSS are the robust figures.")
+	table(w, rows)
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
@@ -96,6 +98,17 @@ func Write(w io.Writer, command string, m Machine, rows []Row, notes []string, s
 			continue
 		}
 		fmt.Fprintf(w, "\n## %s\n\n%s\n", s.Title, strings.TrimSpace(s.Body))
+	}
+}
+
+func table(w io.Writer, rows []Row) {
+	fmt.Fprintln(w, "| figure | fleet | value | goal | met |\n|---|---|---|---|---|")
+	for _, r := range rows {
+		metric := r.Metric
+		if LoadMoved(metric) {
+			metric += " †"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", metric, r.Fleet, r.Value, r.Goal, r.Met)
 	}
 }
 

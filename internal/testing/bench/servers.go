@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
 	"github.com/rpengine/rpengine/internal/testing/placementtest"
@@ -45,6 +46,37 @@ type Child struct {
 	URL  string
 	cmd  *exec.Cmd
 	stop func()
+	once sync.Once
+}
+
+// running are the children not yet stopped, for StopAll.
+var running struct {
+	sync.Mutex
+	m map[*Child]bool
+}
+
+func started(c *Child) *Child {
+	running.Lock()
+	defer running.Unlock()
+	if running.m == nil {
+		running.m = map[*Child]bool{}
+	}
+	running.m[c] = true
+	return c
+}
+
+// StopAll stops every child still running: rpbench calls it when it is
+// interrupted, so that no Placement, uWSGI or MariaDB outlives it.
+func StopAll() {
+	running.Lock()
+	cs := make([]*Child, 0, len(running.m))
+	for c := range running.m {
+		cs = append(cs, c)
+	}
+	running.Unlock()
+	for _, c := range cs {
+		c.Stop()
+	}
 }
 
 // StartFake starts ServeFake in a child process (self re-exec).
@@ -61,7 +93,7 @@ func StartFake() (*Child, error) {
 		cmd.Process.Kill()
 		return nil, fmt.Errorf("fake placement child: %w", err)
 	}
-	return &Child{URL: strings.TrimSpace(line), cmd: cmd, stop: func() { in.Close(); cmd.Wait() }}, nil
+	return started(&Child{URL: strings.TrimSpace(line), cmd: cmd, stop: func() { in.Close(); cmd.Wait() }}), nil
 }
 
 // StartReal starts Debian's Placement on port as the tests do
@@ -77,11 +109,18 @@ func StartReal(_ string, port int) (*Child, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start real placement: %w", err)
 	}
-	return &Child{URL: p.URL, stop: func() { p.Stop(); os.RemoveAll(dir) }}, nil
+	return started(&Child{URL: p.URL, stop: func() { p.Stop(); os.RemoveAll(dir) }}), nil
 }
 
-// Stop ends the child.
-func (c *Child) Stop() { c.stop() }
+// Stop ends the child; a second Stop does nothing.
+func (c *Child) Stop() {
+	c.once.Do(func() {
+		running.Lock()
+		delete(running.m, c)
+		running.Unlock()
+		c.stop()
+	})
+}
 
 // Bump asks the fake child to change the generation of these providers.
 func (c *Child) Bump(uuids []string) error {

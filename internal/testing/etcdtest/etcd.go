@@ -3,6 +3,7 @@ package etcdtest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -19,7 +20,7 @@ import (
 // EnvRequire set to "1" turns "etcd is not installed" into a failure.
 const EnvRequire = testenv.EnvRequire
 
-// Start runs an etcd on free loopback ports with a data dir in t.TempDir()
+// Start runs an etcd on free loopback ports with a data dir in memory (dataDir)
 // and returns its client URL; it is stopped when the test ends. Its
 // election timeout is short (500 ms), which lets etcd grant 1 s leases.
 func Start(t testing.TB) string {
@@ -31,15 +32,17 @@ func Start(t testing.TB) string {
 	if err != nil {
 		testenv.Unavailable(t, "etcd not installed (run scripts/etcd/install.sh)")
 	}
-	dir := t.TempDir()
+	dir := dataDir(t)
+	var errs []error
 	for try := 0; ; try++ {
 		url, stop, err := launch(bin, dir, try)
 		if err == nil {
 			t.Cleanup(stop)
 			return url
 		}
+		errs = append(errs, fmt.Errorf("try %d: %w", try+1, err))
 		if try == 2 {
-			t.Fatalf("start etcd: %v", err)
+			t.Fatalf("start etcd: %v", errors.Join(errs...))
 		}
 	}
 }
@@ -80,22 +83,39 @@ func launch(bin, dir string, try int) (string, func(), error) {
 		}
 	}
 	hc := &http.Client{Timeout: time.Second}
+	last := "no answer"
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		select {
 		case <-exited:
-			b, _ := os.ReadFile(logPath)
-			return "", nil, fmt.Errorf("etcd exited before it was ready:\n%s", b)
+			return "", nil, fmt.Errorf("etcd exited before it was ready; its log ends:\n%s", testenv.Tail(logPath))
 		default:
 		}
-		if resp, err := hc.Get(curl + "/health"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return curl, stop, nil
-			}
+		resp, err := hc.Get(curl + "/health")
+		if err != nil {
+			last = err.Error()
+			continue
 		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return curl, stop, nil
+		}
+		last = fmt.Sprintf("%s %s", resp.Status, body)
 	}
 	stop()
-	return "", nil, fmt.Errorf("etcd not ready after 20s; log %s", logPath)
+	return "", nil, fmt.Errorf("etcd not ready after 20s (last /health: %s); log %s ends:\n%s", last, logPath, testenv.Tail(logPath))
+}
+
+// dataDir is on /dev/shm when it can be: etcd fsyncs every commit, and
+// on a disk busy with other tests a commit can outlast the 250 ms a 1 s
+// lease allows a renewal, which ends an engine's claims at random.
+func dataDir(t testing.TB) string {
+	dir, err := os.MkdirTemp("/dev/shm", "etcdtest-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
 }
 
 func freePort() int {

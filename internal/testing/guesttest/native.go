@@ -9,6 +9,7 @@ import (
 
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/hostabi/guest"
+	"github.com/rpengine/rpengine/hostabi/projection"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -34,17 +35,32 @@ func Native(ctx context.Context, p guest.Plugin, config []byte, opts wasmhost.Op
 // frameHTTP runs a guest request through the host's frames, as the
 // wasm import would.
 func frameHTTP(http func([]byte) []byte, req guest.HTTPRequest) (guest.HTTPResponse, error) {
-	head, _ := json.Marshal(hostabi.HTTPRequestHead{Service: req.Service, Method: req.Method, Path: req.Path, Header: req.Header})
+	h := hostabi.HTTPRequestHead{Service: req.Service, Method: req.Method, Path: req.Path, Header: req.Header}
+	if req.Project != nil {
+		spec, err := projection.ToSpec(*req.Project)
+		if err != nil {
+			return guest.HTTPResponse{}, err
+		}
+		h.Project = &spec
+	}
+	head, _ := json.Marshal(h)
 	rawHead, body, err := hostabi.SplitFrame(http(hostabi.AppendFrame(nil, head, req.Body)))
 	if err != nil {
 		return guest.HTTPResponse{}, err
 	}
-	var h hostabi.HTTPResponseHead
-	if err := json.Unmarshal(rawHead, &h); err != nil {
+	var rh hostabi.HTTPResponseHead
+	if err := json.Unmarshal(rawHead, &rh); err != nil {
 		return guest.HTTPResponse{}, err
 	}
-	if h.Error != "" {
-		return guest.HTTPResponse{}, errors.New(strings.TrimSpace(h.Error))
+	if rh.Error != "" {
+		return guest.HTTPResponse{}, errors.New(strings.TrimSpace(rh.Error))
 	}
-	return guest.HTTPResponse{Status: h.Status, Header: h.Header, Body: body}, nil
+	if rh.Projected { // the gate projected it: hand over the records, as the SDK would
+		r, err := projection.ParseWire(body)
+		if err != nil {
+			return guest.HTTPResponse{Status: rh.Status, Header: rh.Header, ProjectErr: err}, nil
+		}
+		return guest.HTTPResponse{Status: rh.Status, Header: rh.Header, Projected: &r}, nil
+	}
+	return guest.HTTPResponse{Status: rh.Status, Header: rh.Header, Body: body}, nil
 }

@@ -53,6 +53,12 @@ func (s *Server) AddAggregate(uuid, aggregate string) error {
 // Each class must have inventory there; capacity is not checked, so tests
 // can build over-committed states.
 func (s *Server) Allocate(consumerUUID, providerUUID string, resources map[string]int64) error {
+	return s.AllocateAs(consumerUUID, "other-writer", "other-writer", providerUUID, resources)
+}
+
+// AllocateAs is Allocate by a new consumer of the given project and user,
+// as a PUT /allocations would make it (the provider's generation moves).
+func (s *Server) AllocateAs(consumerUUID, project, user, providerUUID string, resources map[string]int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.st.providers[providerUUID]
@@ -66,7 +72,7 @@ func (s *Server) Allocate(consumerUUID, providerUUID string, resources map[strin
 	}
 	con := s.st.consumers[consumerUUID]
 	if con == nil {
-		con = &consumer{uuid: consumerUUID, project: "other-writer", user: "other-writer", kind: "INSTANCE",
+		con = &consumer{uuid: consumerUUID, project: project, user: user, kind: "INSTANCE",
 			gen: s.st.newGen(-2), allocs: map[string]map[string]int64{}}
 		s.st.consumers[consumerUUID] = con
 	}

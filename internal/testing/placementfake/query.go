@@ -17,10 +17,7 @@ func (s *Server) providerFilter(c *call) (func(*provider) bool, bool) {
 	var tests []func(*provider) bool
 	for key := range q {
 		switch key {
-		case "name", "uuid", "in_tree", "member_of", "required":
-		case "resources":
-			c.fail(http.StatusNotImplemented, "", "placementfake: ?resources= is not implemented")
-			return nil, false
+		case "name", "uuid", "in_tree", "member_of", "required", "resources":
 		default:
 			return bad("Additional properties are not allowed ('" + key + "' was unexpected)")
 		}
@@ -44,6 +41,13 @@ func (s *Server) providerFilter(c *call) (func(*provider) bool, bool) {
 		t, msg := s.memberOf(v, c.minor)
 		if t == nil {
 			return bad(msg)
+		}
+		tests = append(tests, t)
+	}
+	if v, ok := q["resources"]; ok {
+		t, ok := s.withResources(c, v[0])
+		if !ok {
+			return nil, false
 		}
 		tests = append(tests, t)
 	}

@@ -50,6 +50,25 @@ func StartReal(t testing.TB) string {
 	return p.URL
 }
 
+// StartRealLogged is StartReal, and also returns the path of the
+// server's own log (oslo.log's lines, one per request from
+// placement.requestlog). A test that reads it skips when EnvURL names a
+// server whose log it cannot read.
+func StartRealLogged(t testing.TB) (url, log string) {
+	t.Helper()
+	skipShort(t)
+	if os.Getenv(EnvURL) != "" {
+		t.Skip(EnvURL + " is set: this test reads the log of a Placement it starts")
+	}
+	requireInstalled(t)
+	p, err := start(t.TempDir())
+	if err != nil {
+		t.Fatalf("start placement: %v", err)
+	}
+	t.Cleanup(p.Stop)
+	return p.URL, p.Log
+}
+
 var shared struct {
 	once sync.Once
 	p    *testenv.Service

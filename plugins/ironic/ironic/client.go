@@ -32,7 +32,11 @@ type Client struct {
 	cfg    Config
 	http   Transport
 	decode PageDecoder
-	log    func(level int32, msg string)
+	// project is the node page projection the host is asked to run on
+	// each page (nil: bodies come raw, for decode); decode still serves
+	// a host that sends the body (one older than projected responses).
+	project *guest.Projection
+	log     func(level int32, msg string)
 
 	// ver is the negotiated version; zero until the first call needs it
 	// and again after the server refuses it, so a changed server is
@@ -51,11 +55,13 @@ func WithLog(log func(level int32, msg string)) Option { return func(c *Client) 
 
 // WithPageDecoder replaces the node page decoder (benchmarks compare
 // decoders; the plugin uses the default, the host's JSON projection).
-func WithPageDecoder(d PageDecoder) Option { return func(c *Client) { c.decode = d } }
+func WithPageDecoder(d PageDecoder) Option {
+	return func(c *Client) { c.decode, c.project = d, nil }
+}
 
 // New returns a client for cfg that sends its requests through t.
 func New(cfg Config, t Transport, opts ...Option) *Client {
-	c := &Client{cfg: cfg, http: t, decode: ProjectPage, log: func(int32, string) {}}
+	c := &Client{cfg: cfg, http: t, decode: ProjectPage, project: &nodePage, log: func(int32, string) {}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -68,11 +74,17 @@ func (c *Client) warnf(format string, args ...any) {
 
 // get sends a GET to Ironic at the negotiated version ("" = none).
 func (c *Client) get(path string, v version) (guest.HTTPResponse, error) {
+	return c.getProjected(path, v, nil, nil)
+}
+
+// getProjected is get asking the host to project a 2xx body by p (nil:
+// none), and to keep its projection by keep (nil: none; guest.HTTPRequest.Keep).
+func (c *Client) getProjected(path string, v version, p, keep *guest.Projection) (guest.HTTPResponse, error) {
 	h := map[string]string{"Accept": "application/json"}
 	if !v.zero() {
 		h[versionHeader] = v.String()
 	}
-	resp, err := c.http(guest.HTTPRequest{Service: serviceBaremetal, Method: "GET", Path: path, Header: h})
+	resp, err := c.http(guest.HTTPRequest{Service: serviceBaremetal, Method: "GET", Path: path, Header: h, Project: p, Keep: keep})
 	if err != nil {
 		return resp, fmt.Errorf("GET %s: %w", path, err)
 	}

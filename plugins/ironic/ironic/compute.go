@@ -58,7 +58,8 @@ func (c *Client) serverPages() ([]hostabi.Instance, error) {
 		}
 		path := "/servers/detail?" + q.Encode()
 		resp, err := c.http(guest.HTTPRequest{Service: serviceCompute, Method: "GET", Path: path,
-			Header: map[string]string{"Accept": "application/json", "OpenStack-API-Version": "compute 2.1"}})
+			Header:  map[string]string{"Accept": "application/json", "OpenStack-API-Version": "compute 2.1"},
+			Project: &serverPage})
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("list instances: page %d: GET %s: %w", page, path, err)
@@ -67,7 +68,7 @@ func (c *Client) serverPages() ([]hostabi.Instance, error) {
 		case resp.Status != 200:
 			return nil, fmt.Errorf("list instances: page %d: %w", page, apiError(path, resp))
 		}
-		r, err := guest.Project(resp.Body, serverPage)
+		r, err := resp.Records(serverPage)
 		if err != nil {
 			return nil, fmt.Errorf("list instances: page %d: malformed body: %w", page, err)
 		}

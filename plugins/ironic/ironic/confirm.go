@@ -86,7 +86,7 @@ const perNodeProofs = 20
 // hidden from both alike). A listing that fails in any page proves
 // nothing: every node is then unknown, never deleted.
 func (c *Client) byListing(uuids []string, v version) (deleted, present []string, err error) {
-	pages, err := c.listQuery(query{uuidOnly: true}, v)
+	pages, err := c.listQuery(query{uuidOnly: true}, v, false)
 	if err != nil {
 		c.warnf("ironic: cannot tell whether %d unlisted nodes were deleted: list all node uuids: %v", len(uuids), err)
 		return []string{}, []string{}, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/hostabi/guest"
 )
 
 // ListNodes returns every node in the scope of req, or an error: never a
@@ -16,6 +17,44 @@ import (
 // twice (pages shift under concurrent changes) is reported once, with the
 // data seen last.
 func (c *Client) ListNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+	all, err := c.listPages(req, false)
+	if err != nil {
+		return nil, err
+	}
+	return c.merged(all)
+}
+
+// ListNodeRefs is ListNodes answered by reference (guest.RefLister): the
+// same listing, the same checks and the same node kept per uuid, but
+// named as records of the pages the host kept rather than built; the
+// host builds the nodes from its own frames. When the host kept some
+// page (one over its budget) it lists again, whole, and returns the
+// nodes. The pages it reads by reference hold only their uuids and next
+// link (uuidPage): the host keeps the rest (nodePage).
+func (c *Client) ListNodeRefs(req hostabi.ListNodesRequest) (*hostabi.NodeRefs, []hostabi.Node, error) {
+	all, err := c.listPages(req, c.project != nil)
+	if errors.Is(err, errNotKept) {
+		c.warnf("ironic: %v; listing again without answering by reference", err)
+		all, err = c.listPages(req, false)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	refs, dups, err := MergeRefs(all)
+	switch {
+	case err != nil:
+		return nil, nil, fmt.Errorf("list nodes: %w", err)
+	case refs == nil:
+		nodes, err := c.merged(all)
+		return nil, nodes, err
+	}
+	c.warnDups(dups)
+	return refs, nil, nil
+}
+
+// listPages reads every listing of req's scope to its end; byRef: the
+// pages by reference (Client.ListNodeRefs).
+func (c *Client) listPages(req hostabi.ListNodesRequest, byRef bool) ([]Page, error) {
 	v, err := c.negotiate()
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
@@ -25,28 +64,39 @@ func (c *Client) ListNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error)
 	}
 	var all []Page
 	for _, q := range queries(req) {
-		pages, err := c.listQuery(q, v)
+		pages, err := c.listQuery(q, v, byRef)
 		if err != nil {
 			return nil, fmt.Errorf("list nodes (%s): %w", q, err)
 		}
 		all = append(all, pages...)
 	}
+	return all, nil
+}
+
+func (c *Client) merged(all []Page) ([]hostabi.Node, error) {
 	nodes, dups, err := MergePages(all)
 	if err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
+	c.warnDups(dups)
+	return nodes, nil
+}
+
+func (c *Client) warnDups(dups int) {
 	if dups > 0 {
 		c.warnf("ironic: %d node(s) appeared more than once while listing; each is reported once", dups)
 	}
-	return nodes, nil
 }
 
 // errMarkerGone: the node a page started after no longer exists.
 var errMarkerGone = errors.New("the marker node was deleted between two pages")
 
-func (c *Client) listQuery(q query, v version) ([]Page, error) {
+// errNotKept: the host did not keep a page asked by reference.
+var errNotKept = errors.New("the host kept no projection of the page (over its budget)")
+
+func (c *Client) listQuery(q query, v version, byRef bool) ([]Page, error) {
 	for restarts := 0; ; restarts++ {
-		nodes, err := c.pages(q, v)
+		nodes, err := c.pages(q, v, byRef)
 		if !errors.Is(err, errMarkerGone) {
 			return nodes, err
 		}
@@ -61,12 +111,16 @@ func (c *Client) listQuery(q query, v version) ([]Page, error) {
 
 // pages reads one listing to the end. Pages stay compact (projected
 // records) until MergePages turns them all into nodes at once.
-func (c *Client) pages(q query, v version) ([]Page, error) {
+func (c *Client) pages(q query, v version, byRef bool) ([]Page, error) {
 	var out []Page
 	marker := ""
+	project, keep := c.project, (*guest.Projection)(nil)
+	if byRef {
+		project, keep = &uuidPage, c.project
+	}
 	for page := 1; ; page++ {
 		path := q.path(v, c.cfg.PageSize, marker)
-		resp, err := c.get(path, v)
+		resp, err := c.getProjected(path, v, project, keep)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", page, err)
 		}
@@ -82,9 +136,12 @@ func (c *Client) pages(q query, v version) ([]Page, error) {
 		if err := checkAnswered(path, resp, v); err != nil {
 			return nil, fmt.Errorf("page %d: %w", page, err)
 		}
-		p, err := c.decode(resp.Body)
+		p, err := c.page(resp, byRef)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: malformed body: %w", page, err)
+		}
+		if byRef && resp.Ref == 0 {
+			return nil, fmt.Errorf("page %d: %w", page, errNotKept)
 		}
 		out = append(out, p)
 		// Ironic links a next page whenever this one is full at its own
@@ -102,6 +159,18 @@ func (c *Client) pages(q query, v version) ([]Page, error) {
 		}
 		marker = last
 	}
+}
+
+// page decodes one page: the host's projection of it, or its body.
+// byRef: the projection is uuidPage's, the host kept nodePage's.
+func (c *Client) page(resp guest.HTTPResponse, byRef bool) (Page, error) {
+	switch {
+	case resp.ProjectErr != nil:
+		return nil, resp.ProjectErr
+	case resp.Projected != nil:
+		return projected{*resp.Projected, resp.Ref, byRef}, nil
+	}
+	return c.decode(resp.Body)
 }
 
 // MergePages turns the pages into one slice of nodes, keeping one node per
@@ -159,6 +228,20 @@ func newUUIDTable(n int) *uuidTable {
 	return &uuidTable{slots: make([]int32, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
 }
 
+// insertKey is insert for a listing whose uuids are in keys.
+func (t *uuidTable) insertKey(keys []string, uuid string, next int) (int, bool) {
+	for h := maphash.String(t.seed, uuid) & t.mask; ; h = (h + 1) & t.mask {
+		i := int(t.slots[h]) - 1
+		if i < 0 {
+			t.slots[h] = int32(next + 1)
+			return 0, false
+		}
+		if keys[i] == uuid {
+			return i, true
+		}
+	}
+}
+
 // insert records uuid at index next unless a node with it is at an index
 // below; then it returns that index.
 func (t *uuidTable) insert(nodes []hostabi.Node, uuid string, next int) (int, bool) {
@@ -172,4 +255,42 @@ func (t *uuidTable) insert(nodes []hostabi.Node, uuid string, next int) (int, bo
 			return i, true
 		}
 	}
+}
+
+// MergeRefs is MergePages by reference: the same node kept per uuid at
+// the same place, named as (kept page, record) in runs instead of built.
+// It returns nil refs when some page is not one the host kept.
+func MergeRefs(pages []Page) (*hostabi.NodeRefs, int, error) {
+	total := 0
+	for _, p := range pages {
+		if pp, ok := p.(projected); !ok || pp.ref == 0 {
+			return nil, 0, nil
+		}
+		total += p.Len()
+	}
+	uuids := make([]string, 0, total)
+	at := make([]uint64, 0, total) // the node at each place: ref<<32 | record
+	t := newUUIDTable(total)
+	dups := 0
+	for i, p := range pages {
+		pp := p.(projected)
+		for j := range pp.r.Len() {
+			u := pp.r.String(j, fUUID)
+			if u == "" { // absent, null or ""
+				return nil, 0, fmt.Errorf("page %d: nodes[%d] has no uuid", i+1, j)
+			}
+			ref := uint64(pp.ref)<<32 | uint64(j)
+			if k, found := t.insertKey(uuids, u, len(uuids)); found {
+				at[k] = ref
+				dups++
+				continue
+			}
+			uuids, at = append(uuids, u), append(at, ref)
+		}
+	}
+	refs := &hostabi.NodeRefs{Fields: nodeRefFields, Runs: make([]hostabi.NodeRun, 0, len(pages))}
+	for _, a := range at {
+		refs.Add(uint32(a>>32), uint32(a))
+	}
+	return refs, dups, nil
 }

@@ -1,11 +1,13 @@
 package ironic
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/rpengine/rpengine/hostabi"
+	"github.com/rpengine/rpengine/hostabi/guest"
 )
 
 func TestMergePagesKeepsOneNodePerUUID(t *testing.T) {
@@ -66,4 +68,64 @@ func TestMergePagesRefusesANodeWithoutUUID(t *testing.T) {
 	if err == nil {
 		t.Fatal("accepted a node without uuid")
 	}
+}
+
+// MergeRefs keeps the same node per uuid at the same place as MergePages:
+// resolving its runs against the pages gives MergePages's nodes.
+func TestMergeRefsNamesWhatMergePagesBuilds(t *testing.T) {
+	n := func(id, name string) map[string]any { return map[string]any{"uuid": id, "name": name} }
+	bodies := [][]map[string]any{
+		{n("a", "1"), n("a", "2"), n("b", "1"), n("c", "1")},
+		{n("c", "2"), n("b", "2"), n("d", "1")},
+		{n("e", "1"), n("a", "3")},
+	}
+	var pages []Page
+	for i, b := range bodies {
+		raw, _ := json.Marshal(map[string]any{"nodes": b})
+		r, err := guest.ProjectLocal(raw, nodePage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, projected{r, uint32(i + 1), false})
+	}
+	want, wantDups, err := MergePages(pages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs, dups, err := MergeRefs(pages)
+	if err != nil || refs == nil || dups != wantDups || refs.Fields != nodeRefFields {
+		t.Fatalf("refs %+v, %d dups (want %d), %v", refs, dups, wantDups, err)
+	}
+	var got []hostabi.Node
+	for _, run := range refs.Runs {
+		p := pages[run.Frame-1].(projected)
+		for i := run.First; i < run.First+run.Count; i++ {
+			one := make([]hostabi.Node, 1)
+			if err := (oneRecord{p, int(i)}).Fill(one); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, one[0])
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("by reference %v, MergePages %v", got, want)
+	}
+	if refs, _, _ := MergeRefs(append(pages, projected{pages[0].(projected).r, 0, false})); refs != nil {
+		t.Fatal("refs to a page the host did not keep")
+	}
+}
+
+// oneRecord is record i of a projected page, as a page of one.
+type oneRecord struct {
+	p projected
+	i int
+}
+
+func (o oneRecord) Fill(dst []hostabi.Node) error {
+	all := make([]hostabi.Node, o.p.Len())
+	if err := o.p.Fill(all); err != nil {
+		return err
+	}
+	dst[0] = all[o.i]
+	return nil
 }

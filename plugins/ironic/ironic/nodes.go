@@ -1,6 +1,7 @@
 package ironic
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -77,16 +78,48 @@ func PageDecoderFor(project func([]byte, guest.Projection) (guest.Records, error
 		if err != nil {
 			return nil, err
 		}
-		return projected{r}, nil
+		return projected{r, 0, false}, nil
 	}
 }
 
-type projected struct{ r guest.Records }
+// projected is a page the host projected; ref is its number for the
+// projection it kept (guest.HTTPResponse.Ref), 0 if none; part: r is
+// uuidPage's projection (the host kept nodePage's), not nodePage's.
+type projected struct {
+	r    guest.Records
+	ref  uint32
+	part bool
+}
+
+// uuidPage is what a plugin answering by reference reads of a page: the
+// uuids (fUUID is 0 in both) and the next link; the host keeps nodePage.
+var uuidPage = guest.Projection{Array: nodePage.Array, Fields: nodePage.Fields[:fUUID+1], Top: nodePage.Top}
+
+// nodeRefFields is nodePage's field for each node field, as an answer
+// by reference names them (hostabi.NodeRefs.Fields): what Fill copies.
+var nodeRefFields = [hostabi.RefFields]uint32{
+	hostabi.RefUUID:                 fUUID + 1,
+	hostabi.RefName:                 fName + 1,
+	hostabi.RefResourceClass:        fResourceClass + 1,
+	hostabi.RefInstanceUUID:         fInstanceUUID + 1,
+	hostabi.RefPowerState:           fPowerState + 1,
+	hostabi.RefProvisionState:       fProvisionState + 1,
+	hostabi.RefTargetProvisionState: fTargetProvisionState + 1,
+	hostabi.RefFault:                fFault + 1,
+	hostabi.RefShard:                fShard + 1,
+	hostabi.RefConductorGroup:       fConductorGroup + 1,
+	hostabi.RefMaintenance:          fMaintenance + 1,
+	hostabi.RefRetired:              fRetired + 1,
+	hostabi.RefTraits:               fTraits + 1,
+}
 
 func (p projected) Len() int          { return p.r.Len() }
 func (p projected) Next() string      { return p.r.TopString(0) }
 func (p projected) UUID(i int) string { return p.r.String(i, fUUID) }
 func (p projected) Fill(dst []hostabi.Node) error {
+	if p.part {
+		return errors.New("the page holds only uuids (the host kept the rest)")
+	}
 	r := &p.r
 	for i := range dst {
 		if r.String(i, fUUID) == "" { // absent, null or ""

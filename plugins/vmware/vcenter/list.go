@@ -8,7 +8,6 @@ import (
 
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25"
-	"github.com/vmware/govmomi/vim25/methods"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -21,7 +20,7 @@ var propSpecs = []types.PropertySpec{
 	{Type: "ClusterComputeResource", PathSet: []string{"name", "parent", "host", "datastore"}},
 	{Type: "HostSystem", PathSet: []string{"summary.hardware.numCpuThreads", "summary.hardware.memorySize",
 		"runtime.inMaintenanceMode", "runtime.connectionState"}},
-	{Type: "Datastore", PathSet: []string{"name", "summary.capacity", "summary.freeSpace", "summary.accessible",
+	{Type: "Datastore", PathSet: []string{"name", "summary.capacity", "summary.accessible",
 		"summary.type", "summary.maintenanceMode"}},
 }
 
@@ -49,7 +48,7 @@ type host struct {
 
 type datastore struct {
 	name              string
-	capacity, free    int64
+	capacity          int64
 	accessible        bool
 	kind, maintenance string
 }
@@ -129,14 +128,14 @@ func (c *Client) retrieve(ctx context.Context, vc *vim25.Client) (*inventory, er
 		PropSet: propSpecs,
 	}
 	pc := vc.ServiceContent.PropertyCollector
-	res, err := methods.RetrievePropertiesEx(ctx, vc, &types.RetrievePropertiesEx{This: pc,
+	page, err := retrieveFirst(ctx, vc, &types.RetrievePropertiesEx{This: pc,
 		SpecSet: []types.PropertyFilterSpec{spec}, Options: types.RetrieveOptions{MaxObjects: c.cfg.PageSize}})
 	if err != nil {
 		return nil, fmt.Errorf("vcenter: retrieve properties: %w", err)
 	}
 	inv := &inventory{names: map[types.ManagedObjectReference]string{}, parents: map[types.ManagedObjectReference]types.ManagedObjectReference{},
 		hosts: map[types.ManagedObjectReference]host{}, datastores: map[types.ManagedObjectReference]datastore{}}
-	for page := res.Returnval; page != nil; {
+	for page != nil {
 		for _, oc := range page.Objects {
 			if err := inv.add(oc); err != nil {
 				return nil, err
@@ -145,11 +144,9 @@ func (c *Client) retrieve(ctx context.Context, vc *vim25.Client) (*inventory, er
 		if page.Token == "" {
 			break
 		}
-		next, err := methods.ContinueRetrievePropertiesEx(ctx, vc, &types.ContinueRetrievePropertiesEx{This: pc, Token: page.Token})
-		if err != nil {
+		if page, err = retrieveNext(ctx, vc, &types.ContinueRetrievePropertiesEx{This: pc, Token: page.Token}); err != nil {
 			return nil, fmt.Errorf("vcenter: retrieve properties (next page): %w", err)
 		}
-		page = &next.Returnval
 	}
 	slices.SortFunc(inv.clusters, func(a, b cluster) int { return strings.Compare(a.ref.Value, b.ref.Value) })
 	return inv, nil
@@ -162,37 +159,53 @@ func (inv *inventory) add(oc types.ObjectContent) error {
 		m := oc.MissingSet[0]
 		return fmt.Errorf("vcenter: %s %s: property %s unreadable: %T", oc.Obj.Type, oc.Obj.Value, m.Path, m.Fault.Fault)
 	}
-	p := map[string]any{}
-	for _, dp := range oc.PropSet {
-		p[dp.Name] = dp.Val
+	p := func(name string) any { // the last value of name, as a map of them would keep
+		for i := len(oc.PropSet) - 1; i >= 0; i-- {
+			if oc.PropSet[i].Name == name {
+				return oc.PropSet[i].Val
+			}
+		}
+		return nil
 	}
 	ref := oc.Obj
-	if parent, ok := p["parent"].(types.ManagedObjectReference); ok {
+	if parent, ok := p("parent").(types.ManagedObjectReference); ok {
 		inv.parents[ref] = parent
 	}
 	switch ref.Type {
 	case "Datacenter":
-		inv.names[ref], _ = p["name"].(string)
+		inv.names[ref], _ = p("name").(string)
 	case "ClusterComputeResource":
 		cl := cluster{ref: ref}
-		cl.name, _ = p["name"].(string)
-		cl.hosts = refs(p["host"])
-		cl.datastores = refs(p["datastore"])
+		cl.name, _ = p("name").(string)
+		cl.hosts = refs(p("host"))
+		cl.datastores = refs(p("datastore"))
 		inv.clusters = append(inv.clusters, cl)
 	case "HostSystem":
-		h := host{threads: integer(p["summary.hardware.numCpuThreads"]), memory: integer(p["summary.hardware.memorySize"])}
-		h.maintenance, _ = p["runtime.inMaintenanceMode"].(bool)
-		h.connection = fmt.Sprint(p["runtime.connectionState"])
+		h := host{threads: integer(p("summary.hardware.numCpuThreads")), memory: integer(p("summary.hardware.memorySize"))}
+		h.maintenance, _ = p("runtime.inMaintenanceMode").(bool)
+		h.connection = text(p("runtime.connectionState"))
 		inv.hosts[ref] = h
 	case "Datastore":
-		d := datastore{capacity: integer(p["summary.capacity"]), free: integer(p["summary.freeSpace"])}
-		d.name, _ = p["name"].(string)
-		d.accessible, _ = p["summary.accessible"].(bool)
-		d.kind, _ = p["summary.type"].(string)
-		d.maintenance, _ = p["summary.maintenanceMode"].(string)
+		d := datastore{capacity: integer(p("summary.capacity"))}
+		d.name, _ = p("name").(string)
+		d.accessible, _ = p("summary.accessible").(bool)
+		d.kind, _ = p("summary.type").(string)
+		d.maintenance, _ = p("summary.maintenanceMode").(string)
 		inv.datastores[ref] = d
 	}
 	return nil
+}
+
+// text is a string-valued property (an enum's value) without fmt's
+// reflection for the usual types.
+func text(v any) string {
+	switch s := v.(type) {
+	case types.HostSystemConnectionState:
+		return string(s)
+	case string:
+		return s
+	}
+	return fmt.Sprint(v)
 }
 
 func refs(v any) []types.ManagedObjectReference {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/ops"
+)
+
+type onePlan struct{}
+
+func (onePlan) Report(node string) (any, error) {
+	if node != "" {
+		return nil, unknownNode{"node " + node + ": not in scope"}
+	}
+	return engine.Report{Nodes: 7, Errors: []engine.Error{}}, nil
+}
+
+func (onePlan) Explain(context.Context, string) (any, error) { return nil, ops.ErrUnknownNode }
+
+// A verb asks the daemon only when the one on server.listen is its own
+// engine's and can plan; otherwise it reads the state itself.
+func TestFromDaemonAsksOnlyItsOwnEngine(t *testing.T) {
+	o := ops.New(nil)
+	o.Configure(ops.Info{EngineID: "az1"})
+	addrs, stop, err := o.ServeWith(ops.ServeConfig{Listen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	cfg := func(id string) *config.Config {
+		c := &config.Config{}
+		c.Engine.ID, c.Server.Listen = id, addrs[0]
+		return c
+	}
+	ctx := context.Background()
+	var r engine.Report
+	if asked, _, err := fromDaemon(ctx, cfg("az1"), "plan", &r); asked || err != nil {
+		t.Fatalf("before the daemon can plan (503): asked %v, %v", asked, err)
+	}
+	o.SetAPI(&ops.API{Plan: func(context.Context) (ops.Plan, error) { return onePlan{}, nil }})
+	if asked, _, err := fromDaemon(ctx, cfg("az2"), "plan", &r); asked || err != nil {
+		t.Fatalf("another engine's daemon: asked %v, %v", asked, err)
+	}
+	if asked, addr, err := fromDaemon(ctx, cfg("az1"), "plan", &r); !asked || err != nil || r.Nodes != 7 || addr != addrs[0] {
+		t.Fatalf("its own daemon: asked %v at %s, %v, %+v", asked, addr, err, r)
+	}
+	if asked, _, err := fromDaemon(ctx, cfg("az1"), "plan?node=x", &r); !asked || !errors.Is(err, ops.ErrUnknownNode) {
+		t.Fatalf("unknown node: asked %v, %v", asked, err)
+	}
+	withTLS := cfg("az1")
+	withTLS.Server.WebConfigFile = "web.yml"
+	if asked, _, err := fromDaemon(ctx, withTLS, "plan", &r); asked || err != nil {
+		t.Fatalf("with a web config: asked %v, %v", asked, err)
+	}
+	stop()
+	if asked, _, err := fromDaemon(ctx, cfg("az1"), "plan", &r); asked || err != nil {
+		t.Fatalf("nobody listening: asked %v, %v", asked, err)
+	}
+}
+
+func TestDialAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		":9180": "127.0.0.1:9180", "0.0.0.0:9180": "127.0.0.1:9180", "[::]:9180": "127.0.0.1:9180",
+		"10.1.2.3:9180": "10.1.2.3:9180", "localhost:9180": "localhost:9180",
+	} {
+		if got := dialAddr(in); got != want {
+			t.Errorf("dialAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

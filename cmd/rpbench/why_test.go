@@ -1,0 +1,50 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/internal/testing/bench"
+)
+
+// A NO row links its profile relative to the report, says "not written
+// yet" when the profile is missing, and a met goal is left alone.
+func TestExplainLinksProfiles(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "engine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "engine", "PROFILE-100k.md"), []byte("#\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := []bench.Row{
+		{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "100000 (fake)", Met: "NO"},
+		{Metric: "whole plugin call in Wasm / same code native", Fleet: "plugins/vmware `BenchmarkList100x20`", Met: "NO"},
+		{Metric: "Placement requests per idle cycle", Fleet: "100000 (fake)", Met: "yes"},
+	}
+	explain(rows, root, filepath.Join(root, "reports"))
+	if rows[0].Met != "NO (why: [engine/PROFILE-100k.md](../engine/PROFILE-100k.md))" {
+		t.Errorf("idle CPU row: %q", rows[0].Met)
+	}
+	if rows[1].Met != "NO (plugins/vmware/PROFILE.md: not written yet)" {
+		t.Errorf("vmware row: %q", rows[1].Met)
+	}
+	if rows[2].Met != "yes" {
+		t.Errorf("met row: %q", rows[2].Met)
+	}
+}
+
+// The summary repeats the 100k ceilings in its own order, each row once.
+func TestSummaryPicksTheCeilings(t *testing.T) {
+	rows := []bench.Row{
+		{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "10000 (fake)"},
+		{Metric: "first start of the plugin after an install", Fleet: "vmware.wasm"},
+		{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "100000 (fake)"},
+	}
+	s := summary(rows)
+	if len(s) != 2 || !strings.HasPrefix(s[0].Fleet, "100000") || s[1].Fleet != "vmware.wasm" {
+		t.Errorf("summary %+v", s)
+	}
+}

@@ -1,0 +1,33 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/rpengine/rpengine/hostabi"
+)
+
+// listedNodes is what a cycle still needs of the node listing once the
+// desired state is derived, so that the listing itself (a quarter of a
+// cold cycle's live heap at 100,000 nodes) is not kept through the
+// syncs: the uuids, to tell unlisted providers (deletion.go), and beside
+// nova the listed nodes in scope, whose holds stay (hold.go).
+type listedNodes struct {
+	uuids   []string // lowercase
+	inScope []string // lowercase; beside nova only
+}
+
+func listedOf(nodes []hostabi.Node, pol Policy) listedNodes {
+	l := listedNodes{uuids: make([]string, len(nodes))}
+	for i, n := range nodes {
+		l.uuids[i] = strings.ToLower(n.UUID) // no copy when already lowercase
+	}
+	if !pol.Nova.Enabled {
+		return l
+	}
+	for i, n := range nodes {
+		if pol.Scope.Contains(n) {
+			l.inScope = append(l.inScope, l.uuids[i])
+		}
+	}
+	return l
+}
