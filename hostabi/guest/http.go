@@ -90,7 +90,10 @@ func encodeHTTPRequest(req HTTPRequest) ([]byte, error) {
 			*p.to = raw
 		}
 	}
-	head, _ := json.Marshal(h)
+	head, ok := h.appendFast(make([]byte, 0, 256+len(h.Path)+len(h.Project)+len(h.Keep)))
+	if !ok {
+		head, _ = json.Marshal(h)
+	}
 	return hostabi.AppendFrame(make([]byte, 0, 4+len(head)+len(req.Body)), head, req.Body), nil
 }
 

@@ -40,6 +40,8 @@ type recordReader struct {
 	last [maxShared]string
 	// own gathers a node's own strings (scratch, reused).
 	own []byte
+	// strs holds the nodes' own strings.
+	strs stringSlab
 	// cut: the window ends at maxWindow, not at the end of the answer.
 	cut bool
 	// bound is the largest record the limits allow: the window's size.
@@ -166,8 +168,9 @@ func decodeInstanceRecords(r *bufio.Reader, lim Limits, budget int64) ([]hostabi
 }
 
 func (rr *recordReader) node(n *hostabi.Node) error {
-	// The node's own strings (uuid, name, instance) share one allocation,
-	// which nothing but the node keeps: a third of the allocations.
+	// The node's own strings (uuid, name, instance) are cut together from
+	// a slab shared with its neighbours (stringSlab), which nothing but
+	// those nodes keeps.
 	own, at := rr.own[:0], [4]int{}
 	for i, dst := range [...]*string{&n.UUID, &n.Name, &n.ResourceClass, &n.InstanceUUID, &n.PowerState,
 		&n.ProvisionState, &n.TargetProvisionState, &n.Fault, &n.Shard, &n.ConductorGroup} {
@@ -185,7 +188,7 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		own = append(own, b...)
 		at[min(i, 3)] = len(own) // uuid 0, name 1, instance 3: ends at at[0], at[1], at[3]
 	}
-	one := string(own)
+	one := rr.strs.string(own)
 	n.UUID, n.Name, n.InstanceUUID = one[:at[0]], one[at[0]:at[1]], one[at[1]:at[3]]
 	rr.own = own
 	flags, err := rr.readByte("flags")

@@ -222,7 +222,7 @@ func checkRefKinds(fields [hostabi.RefFields]uint32, kinds []projection.Kind) er
 
 // buildRefNodes builds the nodes the runs name, checking each value
 // against the per-node limits as the binary decoder does (and sharing
-// strings the same way: a node's own strings in one allocation, its
+// strings the same way: nodes' own strings cut from shared slabs, their
 // neighbours' repeated class, states and traits not allocated again), so
 // that nothing of the frames stays referenced once the nodes are built.
 func buildRefNodes(runs []hostabi.NodeRun, total int, lim Limits, budget int64, k *keptFrames, fields [hostabi.RefFields]uint32) ([]hostabi.Node, error) {
@@ -253,7 +253,8 @@ type refBuilder struct {
 	recent [maxShared][recentValues]string
 	next   [maxShared]uint8
 	own    []byte
-	slab   []string // traits of the nodes: one allocation for many
+	strs   stringSlab // the nodes' own strings
+	slab   []string   // traits of the nodes: one allocation for many
 	bad    *hostabi.Invalid
 	bytes  int // the node's value bytes, for its cost
 }
@@ -278,7 +279,7 @@ func (b *refBuilder) node(n *hostabi.Node, rec *projection.Records, i int, field
 		own = append(own, b.checked(nodeFields[f], s)...)
 		at[min(f, 3)] = len(own) // uuid 0, name 1, instance 3
 	}
-	one := string(own)
+	one := b.strs.string(own)
 	n.UUID, n.Name, n.InstanceUUID = one[:at[0]], one[at[0]:at[1]], one[at[1]:at[3]]
 	b.own = own
 	if f := fields[hostabi.RefMaintenance]; f != 0 {
