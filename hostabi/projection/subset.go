@@ -20,7 +20,9 @@ func Subset(frame []byte, from, to Projection, headroom int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &wireWriter{slots: make([]uint32, 0, 2*r.n*len(to.Fields)), top: make([]uint32, 0, 2*len(to.Top))}
+	blob, list := subsetSize(&r, fields, to.Fields, top, to.Top)
+	w := &wireWriter{slots: make([]uint32, 0, 2*r.n*len(to.Fields)), top: make([]uint32, 0, 2*len(to.Top)),
+		list: make([]uint32, 0, 2*list), blob: make([]byte, 0, blob)}
 	for i := range r.n {
 		for j, f := range fields {
 			a, b := r.slot(i, f)
@@ -32,6 +34,35 @@ func Subset(frame []byte, from, to Projection, headroom int) ([]byte, error) {
 		w.top = w.appendPair(w.top, &r, to.Top[j].Kind, a, b)
 	}
 	return w.frame(headroom, r.n, len(to.Fields)), nil
+}
+
+// subsetSize is the blob bytes and list entries the subset takes, so
+// that its buffers are sized once rather than grown by doubling.
+func subsetSize(r *Records, fields []int, to []Field, top []int, toTop []Field) (blob, list int) {
+	add := func(k Kind, a, b uint32) {
+		switch {
+		case b >= absentMark || k == KindBool:
+		case k == KindStrings:
+			list += int(b)
+			for e := a; e < a+b; e++ {
+				_, l := pairAt(r.list, int(e))
+				blob += int(l)
+			}
+		default:
+			blob += int(b)
+		}
+	}
+	for i := range r.n {
+		for j, f := range fields {
+			a, b := r.slot(i, f)
+			add(to[j].Kind, a, b)
+		}
+	}
+	for j, f := range top {
+		a, b := pairAt(r.top, f)
+		add(toTop[j].Kind, a, b)
+	}
+	return blob, list
 }
 
 // appendPair copies one value of r into w, appending its pair to dst.
