@@ -212,26 +212,86 @@ func MergePages(pages []Page) ([]hostabi.Node, int, error) {
 	return out[:kept], dups, nil
 }
 
-// uuidTable is an open-addressing set of node indexes keyed by uuid,
-// hashed with a per-process seed.
+// uuidTable is an open-addressing set of node indexes keyed by uuid.
+// It hashes with quickHash, seeded per table: in a Wasm guest maphash
+// cost a third of the whole merge (its 128-bit multiplies are emulated
+// there). Should a probe ever run past maxProbe (a listing whose uuids
+// collide under the seed), the table is rebuilt with maphash, seeded per
+// process, and stays so: the cost stays bounded whatever the uuids are.
 type uuidTable struct {
 	slots []int32 // index+1; 0 is empty
 	mask  uint64
 	seed  maphash.Seed
+	quick uint64 // quickHash's seed; 0 once rebuilt with maphash
 }
+
+// maxProbe is the longest probe tolerated under quickHash: at half load
+// a fair hash almost never needs more than a dozen.
+const maxProbe = 64
+
+// testQuickHash, when set by a test, replaces quickHash (to force collisions).
+var testQuickHash func(string) uint64
 
 func newUUIDTable(n int) *uuidTable {
 	size := 1
 	for size < 2*n {
 		size <<= 1
 	}
-	return &uuidTable{slots: make([]int32, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
+	t := &uuidTable{slots: make([]int32, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
+	t.quick = maphash.String(t.seed, "quick") | 1
+	return t
+}
+
+func (t *uuidTable) hash(uuid string) uint64 {
+	switch {
+	case t.quick == 0:
+		return maphash.String(t.seed, uuid)
+	case testQuickHash != nil:
+		return testQuickHash(uuid)
+	}
+	return quickHash(t.quick, uuid)
+}
+
+// quickHash is a seeded multiply-xorshift hash of s, 8 bytes a step,
+// using only 64-bit multiplies.
+func quickHash(seed uint64, s string) uint64 {
+	const m = 0xff51afd7ed558ccd
+	h := seed ^ uint64(len(s))*m
+	for ; len(s) >= 8; s = s[8:] {
+		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+		h = (h ^ w) * m
+		h ^= h >> 29
+	}
+	for i := range len(s) {
+		h = (h ^ uint64(s[i])) * m
+		h ^= h >> 29
+	}
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>32
+}
+
+// rehash rebuilds the table with maphash over the n distinct keys held.
+func (t *uuidTable) rehash(n int, key func(i int) string) {
+	t.quick = 0
+	clear(t.slots)
+	for i := range n {
+		h := t.hash(key(i)) & t.mask
+		for t.slots[h] != 0 {
+			h = (h + 1) & t.mask
+		}
+		t.slots[h] = int32(i + 1)
+	}
 }
 
 // insertAt is insert for a listing by reference: the node at index i
 // is record at[i]&0xffffffff of page at[i]>>32 of recs.
 func (t *uuidTable) insertAt(recs []guest.Records, at []uint64, uuid string, next int) (int, bool) {
-	for h := maphash.String(t.seed, uuid) & t.mask; ; h = (h + 1) & t.mask {
+	for h, n := t.hash(uuid)&t.mask, 0; ; h, n = (h+1)&t.mask, n+1 {
+		if n == maxProbe && t.quick != 0 {
+			t.rehash(next, func(i int) string { a := at[i]; return recs[a>>32].String(int(uint32(a)), fUUID) })
+			return t.insertAt(recs, at, uuid, next)
+		}
 		i := int(t.slots[h]) - 1
 		if i < 0 {
 			t.slots[h] = int32(next + 1)
@@ -246,7 +306,11 @@ func (t *uuidTable) insertAt(recs []guest.Records, at []uint64, uuid string, nex
 // insert records uuid at index next unless a node with it is at an index
 // below; then it returns that index.
 func (t *uuidTable) insert(nodes []hostabi.Node, uuid string, next int) (int, bool) {
-	for h := maphash.String(t.seed, uuid) & t.mask; ; h = (h + 1) & t.mask {
+	for h, n := t.hash(uuid)&t.mask, 0; ; h, n = (h+1)&t.mask, n+1 {
+		if n == maxProbe && t.quick != 0 {
+			t.rehash(next, func(i int) string { return nodes[i].UUID })
+			return t.insert(nodes, uuid, next)
+		}
 		i := int(t.slots[h]) - 1
 		if i < 0 {
 			t.slots[h] = int32(next + 1)

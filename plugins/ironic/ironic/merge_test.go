@@ -129,3 +129,78 @@ func (o oneRecord) Fill(dst []hostabi.Node) error {
 	dst[0] = all[o.i]
 	return nil
 }
+
+// Uuids that all collide under the quick hash (a listing built against
+// its seed) still merge to the same nodes: past maxProbe the table is
+// rebuilt with maphash, so the cost stays bounded and the result equal.
+func TestMergeSurvivesCollidingUUIDs(t *testing.T) {
+	var nodes []map[string]any
+	for i := range 3 * maxProbe {
+		nodes = append(nodes, map[string]any{"uuid": fmt.Sprintf("u-%04d", i), "name": "first"})
+	}
+	nodes = append(nodes, map[string]any{"uuid": "u-0007", "name": "again"}) // a duplicate past the rebuild
+	raw, _ := json.Marshal(map[string]any{"nodes": nodes})
+	r, err := guest.ProjectLocal(raw, nodePage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []Page{projected{r, 1, false}}
+	want, wantDups, _ := MergePages(pages) // with the quick hash
+	wantRefs, _, _ := MergeRefs(pages)
+	testQuickHash = func(string) uint64 { return 7 }
+	defer func() { testQuickHash = nil }()
+	got, dups, err := MergePages(pages)
+	if err != nil || dups != 1 || dups != wantDups || len(got) != 3*maxProbe || got[7].Name != "again" || !reflect.DeepEqual(got, want) {
+		t.Fatalf("colliding: %d nodes, %d dups, %v; node 7 %+v", len(got), dups, err, got[7])
+	}
+	refs, dups, err := MergeRefs(pages)
+	if err != nil || dups != 1 || !reflect.DeepEqual(refs, wantRefs) {
+		t.Fatalf("colliding refs %+v (%d dups, %v), want %+v", refs, dups, err, wantRefs)
+	}
+}
+
+// quickHash spreads canonical uuids over a table's low bits, sequential
+// ones (as test fleets and some tools make) included.
+func TestQuickHashSpreadsUUIDs(t *testing.T) {
+	tab := newUUIDTable(10000)
+	longest := 0
+	nodes := make([]hostabi.Node, 0, 10000)
+	for i := range 10000 {
+		u := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*7)
+		nodes = append(nodes, hostabi.Node{UUID: u})
+		n := 0
+		for h := tab.hash(u) & tab.mask; tab.slots[h] != 0; h = (h + 1) & tab.mask {
+			n++
+		}
+		longest = max(longest, n)
+		if _, found := tab.insert(nodes, u, i); found {
+			t.Fatalf("%s found before it was inserted", u)
+		}
+	}
+	if longest >= maxProbe || tab.quick == 0 {
+		t.Fatalf("longest probe %d (quick seed %d): the quick hash does not spread sequential uuids", longest, tab.quick)
+	}
+}
+
+// Past maxProbe colliding keys, the table turns to maphash and finds
+// every key it holds.
+func TestUUIDTableRebuildsOnLongProbes(t *testing.T) {
+	testQuickHash = func(string) uint64 { return 3 }
+	defer func() { testQuickHash = nil }()
+	tab := newUUIDTable(4 * maxProbe)
+	var nodes []hostabi.Node
+	for i := range 4 * maxProbe {
+		nodes = append(nodes, hostabi.Node{UUID: fmt.Sprint("n", i)})
+		if _, found := tab.insert(nodes, nodes[i].UUID, i); found {
+			t.Fatalf("%s found before it was inserted", nodes[i].UUID)
+		}
+	}
+	if tab.quick != 0 {
+		t.Fatal("the table kept the colliding hash")
+	}
+	for i, n := range nodes {
+		if at, found := tab.insert(nodes, n.UUID, len(nodes)); !found || at != i {
+			t.Fatalf("%s: at %d, found %v; want %d", n.UUID, at, found, i)
+		}
+	}
+}
