@@ -118,8 +118,9 @@ func (c *Client) pages(q query, v version, byRef bool) ([]Page, error) {
 	if byRef {
 		project, keep = &uuidPage, c.project
 	}
+	paths := q.pager(v, c.cfg.PageSize)
 	for page := 1; ; page++ {
-		path := q.path(v, c.cfg.PageSize, marker)
+		path := paths(marker)
 		resp, err := c.getProjected(path, v, project, keep)
 		if err != nil {
 			return nil, fmt.Errorf("page %d: %w", page, err)

@@ -85,3 +85,19 @@ func TestProjectPageDecodesARealIronicPage(t *testing.T) {
 		t.Errorf("node 1: %+v", n)
 	}
 }
+
+// The pager writes exactly the path q.path writes, for every kind of
+// query and marker (one needing escapes, one that looks like the
+// placeholder).
+func TestPagerIsPath(t *testing.T) {
+	g, empty := "cg=1&x", ""
+	v := version{1, 82}
+	for _, q := range []query{{}, {group: &g, shards: []string{"a", "b,c"}}, {group: &empty, unsharded: true}, {uuidOnly: true}} {
+		paths := q.pager(v, 1000)
+		for _, m := range []string{"", "0d6f3c52-8f5a-4b0e-9b1a-000000000001", "MARKER", "a&marker=MARKER,b c/é"} {
+			if got, want := paths(m), q.path(v, 1000, m); got != want {
+				t.Errorf("%s, marker %q: pager %s, path %s", q, m, got, want)
+			}
+		}
+	}
+}
