@@ -11,16 +11,21 @@ import "unsafe"
 // (slabBytes) alive, never a frame or an answer.
 type stringSlab struct{ buf []byte }
 
-// slabBytes is the size of one slab (a value longer gets its own).
+// slabBytes is the size of one slab. A value over an eighth of it gets
+// an allocation of its own, so that the end of a slab left unused when
+// the next value does not fit is at most an eighth of it: what the
+// decoders charge a node against the memory budget stays what it costs.
 const slabBytes = 4 << 10
 
 // string returns a string holding a copy of p.
 func (s *stringSlab) string(p []byte) string {
-	if len(p) == 0 {
+	switch {
+	case len(p) == 0:
 		return ""
-	}
-	if cap(s.buf)-len(s.buf) < len(p) {
-		s.buf = make([]byte, 0, max(slabBytes, len(p)))
+	case len(p) > slabBytes/8:
+		return string(p)
+	case cap(s.buf)-len(s.buf) < len(p):
+		s.buf = make([]byte, 0, slabBytes)
 	}
 	start := len(s.buf)
 	s.buf = append(s.buf, p...)
