@@ -218,7 +218,7 @@ func desiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 		dup = dup || run > 1
 		for _, k := range keys[j : j+run] {
 			n := &nodes[k.i]
-			if !pol.Scope.Contains(*n) {
+			if !pol.Scope.contains(n) {
 				continue
 			}
 			if run > 1 {
@@ -226,7 +226,7 @@ func desiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 					Reason: fmt.Sprintf("reported %d times; contradictory data is not written", run)}})
 				continue
 			}
-			if d, ok := desiredOne(n, k, occupied[k.id], pol, shared, &problems); ok {
+			if d, ok := desiredOne(n, k, occupied[k.id], &pol, shared, &problems); ok {
 				out = append(out, d)
 			}
 		}
@@ -250,9 +250,9 @@ type found struct {
 // desiredOne derives the provider of node n, whose key is k (its
 // lowercased uuid and index), and says whether it is to be written; its
 // problem, if any, joins problems.
-func desiredOne(n *hostabi.Node, k nodeKey, hasInstance bool, pol Policy, sh *shared, problems *[]found) (Desired, bool) {
+func desiredOne(n *hostabi.Node, k nodeKey, hasInstance bool, pol *Policy, sh *shared, problems *[]found) (Desired, bool) {
 	i := k.i
-	d, err := desiredProvider(*n, k.id, hasInstance, pol, sh)
+	d, err := desiredProvider(n, k.id, hasInstance, pol, sh)
 	if err != nil {
 		*problems = append(*problems, found{i, Problem{NodeUUID: cut(n.UUID), NodeName: cut(n.Name), Code: codeOf(err), Reason: err.Error()}})
 		return d, false
@@ -278,10 +278,10 @@ func inNodeOrder(nodes []hostabi.Node, keys []nodeKey, at []int32, occupied map[
 		n := &nodes[i]
 		j := at[i]
 		keys[j].id = strings.ToLower(n.UUID)
-		if !pol.Scope.Contains(*n) {
+		if !pol.Scope.contains(n) {
 			continue
 		}
-		if d, ok := desiredOne(n, keys[j], occupied[keys[j].id], pol, sh, problems); ok {
+		if d, ok := desiredOne(n, keys[j], occupied[keys[j].id], &pol, sh, problems); ok {
 			out[j], keep[j] = d, true
 		}
 	}
@@ -297,7 +297,9 @@ func inNodeOrder(nodes []hostabi.Node, keys []nodeKey, at []int32, occupied map[
 }
 
 // desiredProvider derives node n's provider; id is its uuid lowercased.
-func desiredProvider(n hostabi.Node, id string, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
+// The node and the policy are read in place, not copied (each a few
+// hundred bytes, for every node of every cycle).
+func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, sh *shared) (Desired, error) {
 	if n.Invalid != nil { // the host cut this record short: none of it is trusted
 		return Desired{}, coded(n.Invalid.Code, fmt.Errorf("%s; quarantined until the source reports it within the limits", n.Invalid.Reason))
 	}
@@ -311,13 +313,13 @@ func desiredProvider(n hostabi.Node, id string, hasInstance bool, pol Policy, sh
 	case n.ResourceClass != "" && len(n.Resources) > 0:
 		return d, coded(CodeClassAndResources, fmt.Errorf("has both resource_class and resources; a node is bare metal or not"))
 	case n.ResourceClass != "":
-		d.Reserved = baremetal.Reservation(n, hasInstance)
+		d.Reserved = baremetal.Reservation(*n, hasInstance)
 		d.Inventory, err = sh.bareMetal(n.ResourceClass, pol.Nova.reservedInventory(n, d.Reserved))
 		if pol.Nova.Enabled { // the class name is worked out only when a hold may need it
-			d.Hold = pol.Nova.hold(n, d.Reserved, baremetal.NormalizeResourceClass(n.ResourceClass))
+			d.Hold = pol.Nova.hold(*n, d.Reserved, baremetal.NormalizeResourceClass(n.ResourceClass))
 		}
 	case len(n.Resources) > 0:
-		d.Reserved = baremetal.Disabled(n)
+		d.Reserved = baremetal.Disabled(*n)
 		d.Inventory, err = explicitInventory(n.Resources, d.Reserved)
 	default:
 		return d, coded(CodeNoClass, fmt.Errorf("no resource_class and no resources: quarantined until the source reports one"))
