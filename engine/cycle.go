@@ -168,7 +168,7 @@ func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) (list
 	desired, problems := desiredState(nodes, instances, c.e.pol, c.spare)
 	c.results.reserve(len(desired) + len(problems))
 	c.takeDesired(desired, problems)
-	return listedOf(nodes, c.e.pol), desired, true
+	return listedWith(nodes, c.spare.keys, c.e.pol), desired, true
 }
 
 // takeDesired drops the traits Placement lacks from desired (they are

@@ -167,12 +167,9 @@ func (l *spareLists) order(nodes []hostabi.Node) ([]nodeKey, bool) {
 				break
 			}
 		}
-		if same {
+		if same { // the keys' ids are set by inNodeOrder, which reads each node once
 			for j, k := range l.keys {
 				l.at[k.i] = int32(j)
-			}
-			for i, n := range nodes {
-				l.keys[l.at[i]].id = strings.ToLower(n.UUID)
 			}
 			return l.keys, true
 		}
@@ -221,7 +218,7 @@ func desiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 		dup = dup || run > 1
 		for _, k := range keys[j : j+run] {
 			n := &nodes[k.i]
-			if !pol.Scope.Contains(*n) {
+			if !pol.Scope.contains(n) {
 				continue
 			}
 			if run > 1 {
@@ -229,7 +226,7 @@ func desiredState(nodes []hostabi.Node, instances []hostabi.Instance, pol Policy
 					Reason: fmt.Sprintf("reported %d times; contradictory data is not written", run)}})
 				continue
 			}
-			if d, ok := desiredOne(n, k.i, occupied[k.id], pol, shared, &problems); ok {
+			if d, ok := desiredOne(n, k, occupied[k.id], &pol, shared, &problems); ok {
 				out = append(out, d)
 			}
 		}
@@ -250,10 +247,12 @@ type found struct {
 	p Problem
 }
 
-// desiredOne derives the provider of node i, n, and says whether it is
-// to be written; its problem, if any, joins problems.
-func desiredOne(n *hostabi.Node, i int, hasInstance bool, pol Policy, sh *shared, problems *[]found) (Desired, bool) {
-	d, err := desiredProvider(*n, hasInstance, pol, sh)
+// desiredOne derives the provider of node n, whose key is k (its
+// lowercased uuid and index), and says whether it is to be written; its
+// problem, if any, joins problems.
+func desiredOne(n *hostabi.Node, k nodeKey, hasInstance bool, pol *Policy, sh *shared, problems *[]found) (Desired, bool) {
+	i := k.i
+	d, err := desiredProvider(n, k.id, hasInstance, pol, sh)
 	if err != nil {
 		*problems = append(*problems, found{i, Problem{NodeUUID: cut(n.UUID), NodeName: cut(n.Name), Code: codeOf(err), Reason: err.Error()}})
 		return d, false
@@ -269,17 +268,20 @@ func desiredOne(n *hostabi.Node, i int, hasInstance bool, pol Policy, sh *shared
 // twice) whose ranks are at (node index -> rank): it reads the nodes in
 // their own order, not scattered through the heap in uuid order, writes
 // each provider at its node's rank, then closes the gaps the nodes left
-// out leave. The result is the loop's in uuid order.
+// out leave. The result is the loop's in uuid order. It sets each key's
+// id (the node's lowercased uuid) as it reads the node: one visit of each
+// uuid, not one to set the keys and another to derive the provider.
 func inNodeOrder(nodes []hostabi.Node, keys []nodeKey, at []int32, occupied map[string]bool, pol Policy, sh *shared, out []Desired, problems *[]found) []Desired {
 	out = out[:len(keys)]
 	keep := make([]bool, len(keys))
 	for i := range nodes {
 		n := &nodes[i]
-		if !pol.Scope.Contains(*n) {
+		j := at[i]
+		keys[j].id = strings.ToLower(n.UUID)
+		if !pol.Scope.contains(n) {
 			continue
 		}
-		j := at[i]
-		if d, ok := desiredOne(n, i, occupied[keys[j].id], pol, sh, problems); ok {
+		if d, ok := desiredOne(n, keys[j], occupied[keys[j].id], &pol, sh, problems); ok {
 			out[j], keep[j] = d, true
 		}
 	}
@@ -294,27 +296,30 @@ func inNodeOrder(nodes []hostabi.Node, keys []nodeKey, at []int32, occupied map[
 	return out[:w]
 }
 
-func desiredProvider(n hostabi.Node, hasInstance bool, pol Policy, sh *shared) (Desired, error) {
+// desiredProvider derives node n's provider; id is its uuid lowercased.
+// The node and the policy are read in place, not copied (each a few
+// hundred bytes, for every node of every cycle).
+func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, sh *shared) (Desired, error) {
 	if n.Invalid != nil { // the host cut this record short: none of it is trusted
 		return Desired{}, coded(n.Invalid.Code, fmt.Errorf("%s; quarantined until the source reports it within the limits", n.Invalid.Reason))
 	}
 	if !hostabi.ValidUUID(n.UUID) {
 		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}
-	d := Desired{UUID: strings.ToLower(n.UUID), Aggregates: sh.aggregates, NodeName: n.Name}
+	d := Desired{UUID: id, Aggregates: sh.aggregates, NodeName: n.Name}
 	d.Name = d.UUID
 	var err error
 	switch {
 	case n.ResourceClass != "" && len(n.Resources) > 0:
 		return d, coded(CodeClassAndResources, fmt.Errorf("has both resource_class and resources; a node is bare metal or not"))
 	case n.ResourceClass != "":
-		d.Reserved = baremetal.Reservation(n, hasInstance)
+		d.Reserved = baremetal.Reservation(*n, hasInstance)
 		d.Inventory, err = sh.bareMetal(n.ResourceClass, pol.Nova.reservedInventory(n, d.Reserved))
 		if pol.Nova.Enabled { // the class name is worked out only when a hold may need it
-			d.Hold = pol.Nova.hold(n, d.Reserved, baremetal.NormalizeResourceClass(n.ResourceClass))
+			d.Hold = pol.Nova.hold(*n, d.Reserved, baremetal.NormalizeResourceClass(n.ResourceClass))
 		}
 	case len(n.Resources) > 0:
-		d.Reserved = baremetal.Disabled(n)
+		d.Reserved = baremetal.Disabled(*n)
 		d.Inventory, err = explicitInventory(n.Resources, d.Reserved)
 	default:
 		return d, coded(CodeNoClass, fmt.Errorf("no resource_class and no resources: quarantined until the source reports one"))

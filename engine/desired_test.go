@@ -241,6 +241,14 @@ func TestDesiredStateWithKeptListsIsDesiredState(t *testing.T) {
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotP, wantP) {
 			t.Fatalf("step %d: kept lists give %v %v, want %v %v", step, got, gotP, want, wantP)
 		}
+		// The keys left give the listed uuids the nodes give.
+		withNova := pol
+		withNova.Nova.Enabled = true
+		for _, p := range []Policy{pol, withNova} {
+			if got, want := listedWith(nodes, l.keys, p), listedOf(nodes, p); !reflect.DeepEqual(got, want) {
+				t.Fatalf("step %d: listed from the keys %v, want %v", step, got, want)
+			}
+		}
 		spare.give(l)
 	}
 }

@@ -26,11 +26,11 @@ type Beside struct {
 
 // reservedInventory says whether a bare-metal node's inventory record is
 // reserved: the engine's matrix alone, or beside nova, nova's rule.
-func (b Beside) reservedInventory(n hostabi.Node, why baremetal.ReservedReason) bool {
+func (b *Beside) reservedInventory(n *hostabi.Node, why baremetal.ReservedReason) bool {
 	if !b.Enabled {
 		return why != baremetal.Schedulable
 	}
-	return baremetal.NovaReserved(n, b.SkipReserveInUse)
+	return baremetal.NovaReserved(*n, b.SkipReserveInUse)
 }
 
 // hold returns the class to hold for a node beside nova, or "".

@@ -21,7 +21,11 @@ type Scope struct {
 }
 
 // Contains reports whether the engine manages n.
-func (s Scope) Contains(n hostabi.Node) bool {
+func (s Scope) Contains(n hostabi.Node) bool { return s.contains(&n) }
+
+// contains is Contains without copying the node (200 bytes) and the
+// scope: the desired state asks it of every node each cycle.
+func (s *Scope) contains(n *hostabi.Node) bool {
 	if len(s.Shards) > 0 && !slices.Contains(s.Shards, n.Shard) {
 		return false
 	}

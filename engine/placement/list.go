@@ -47,18 +47,32 @@ func decodeProviders(r io.Reader, names bool, each func(Provider) error) error {
 
 // generations shares the string of each generation a listing repeats:
 // most providers of a fleet sit at a few generations, and a string each
-// was 100,000 allocations per idle cycle at 100,000 providers.
-type generations map[string]Generation
+// was 100,000 allocations per idle cycle at 100,000 providers. Once the
+// table is full and the generations go on coming mostly new (an opaque
+// value per provider, as the fake Placement sends), it stops looking them
+// up: a probe each saved nothing. Either way each is the bytes listed.
+type generations struct {
+	shared       map[string]Generation // nil: not looked up any more
+	hits, misses int                   // misses: new ones once the table is full
+}
 
 const maxShared = 4096 // distinct generations shared per listing
 
-func (g generations) of(v []byte) Generation {
-	if s, ok := g[string(v)]; ok {
+func newGenerations() *generations { return &generations{shared: map[string]Generation{}} }
+
+func (g *generations) of(v []byte) Generation {
+	if g.shared == nil {
+		return Generation(v)
+	}
+	if s, ok := g.shared[string(v)]; ok {
+		g.hits++
 		return s
 	}
 	s := Generation(v)
-	if len(g) < maxShared {
-		g[string(s)] = s
+	if len(g.shared) < maxShared {
+		g.shared[string(s)] = s
+	} else if g.misses++; g.misses > maxShared && g.hits < g.misses {
+		g.shared = nil
 	}
 	return s
 }

@@ -36,7 +36,7 @@ func decodeProvidersTokens(r io.Reader, names bool, each func(Provider) error) e
 		if err := expect(dec, '['); err != nil {
 			return err
 		}
-		gens := generations{}
+		gens := newGenerations()
 		for dec.PeekKind() == '{' {
 			p, err := decodeProvider(dec, names, gens)
 			if err != nil {
@@ -56,7 +56,7 @@ func decodeProvidersTokens(r io.Reader, names bool, each func(Provider) error) e
 	return required("resource_providers", !found)
 }
 
-func decodeProvider(dec *jsontext.Decoder, names bool, gens generations) (Provider, error) {
+func decodeProvider(dec *jsontext.Decoder, names bool, gens *generations) (Provider, error) {
 	var p Provider
 	if err := expect(dec, '{'); err != nil {
 		return p, err

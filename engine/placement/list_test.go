@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // providersJSON is a GET /resource_providers answer shaped like the real
@@ -138,4 +140,41 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Generations a listing repeats share one string; mostly new ones past
+// the table's size stop being looked up. Each is the bytes listed either
+// way.
+func TestGenerationsShareRepeatsAndStopOnDistinct(t *testing.T) {
+	g := newGenerations()
+	a, b := g.of([]byte("7")), g.of([]byte("7"))
+	if a != "7" || unsafe.StringData(string(a)) != unsafe.StringData(string(b)) {
+		t.Fatalf("a repeated generation not shared: %q %q", a, b)
+	}
+	for i := range 3 * maxShared {
+		v := []byte(strconv.Itoa(1_000_000 + i))
+		if got := g.of(v); string(got) != string(v) {
+			t.Fatalf("generation %d: %q, want %q", i, got, v)
+		}
+	}
+	if g.shared != nil {
+		t.Fatalf("still looked up after %d distinct generations (hits %d, misses %d)", 3*maxShared, g.hits, g.misses)
+	}
+	if got := g.of([]byte("7")); got != "7" {
+		t.Fatalf("after the table stopped: %q", got)
+	}
+	// Repeats keep the table on, however many providers.
+	g = newGenerations()
+	for i := range 3 * maxShared {
+		v := []byte(strconv.Itoa(i % 8))
+		if i%2 == 1 {
+			v = []byte(strconv.Itoa(1_000_000 + i))
+		}
+		if got := g.of(v); string(got) != string(v) {
+			t.Fatalf("generation %d: %q, want %q", i, got, v)
+		}
+	}
+	if g.shared == nil {
+		t.Fatalf("repeats stopped the table (hits %d, misses %d)", g.hits, g.misses)
+	}
 }

@@ -447,7 +447,7 @@ func (s *scanner) providers(names bool, each func(Provider) error) error {
 		}
 		return err
 	})
-	gens := generations{}
+	gens := newGenerations()
 	for err == nil && !done {
 		var p Provider
 		err = s.step(func() (err error) {
@@ -467,7 +467,7 @@ func (s *scanner) providers(names bool, each func(Provider) error) error {
 
 // provider reads one provider: uuid, generation and, if names, its name
 // and parent; the rest (links, root) is checked and skipped.
-func (s *scanner) provider(names bool, gens generations) (p Provider, err error) {
+func (s *scanner) provider(names bool, gens *generations) (p Provider, err error) {
 	if err := s.expect('{'); err != nil {
 		return p, err
 	}
@@ -495,7 +495,7 @@ func (s *scanner) provider(names bool, gens generations) (p Provider, err error)
 
 // member reads the value of one member of a provider; key names it for
 // errors.
-func (s *scanner) member(p *Provider, name []byte, names bool, gens generations) (key string, err error) {
+func (s *scanner) member(p *Provider, name []byte, names bool, gens *generations) (key string, err error) {
 	switch string(name) {
 	case "uuid":
 		v, null, err := s.text()
