@@ -56,13 +56,17 @@ type holdBook struct {
 	// seen is the owner listing at the last check of the holds' room
 	// (holdswap.go), nil before the first: never changed once kept.
 	seen *listingSeen
+	// refused are the nodes whose hold another consumer's allocation
+	// refused, as of the last cycle (holdoccupied.go); never changed in
+	// place once a plan shares it.
+	refused map[string]refusal
 }
 
 // clone is a book for a plan (the book itself is in the State's clone).
 func (b *holdBook) clone() *holdBook {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return &holdBook{seen: b.seen}
+	return &holdBook{seen: b.seen, refused: b.refused}
 }
 
 // placeHolds runs before the syncs. Each hold a listed provider lacks
@@ -81,8 +85,14 @@ func (c *cycle) placeHolds(ctx context.Context, desired []Desired, listed map[st
 		return
 	}
 	held := c.state.heldBook()
+	waiting := c.stillOccupied(ctx, desired, listed, held) // holdoccupied.go
+	c.holds.refused = waiting
 	for _, d := range desired {
-		if d.Hold != "" && held[d.UUID] != d.Hold && listed[d.UUID] != "" {
+		switch {
+		case d.Hold == "" || held[d.UUID] == d.Hold || listed[d.UUID] == "":
+		case waiting[d.UUID].class == d.Hold:
+			rep.Occupied++ // refused at this generation, and still no room
+		default:
 			c.placeOne(ctx, d, listed[d.UUID], rep)
 		}
 	}
@@ -143,6 +153,7 @@ func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generatio
 		c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
 	case occupied:
 		rep.Occupied++
+		c.holds.refuse(d, gen)
 	default:
 		c.state.setHeld(d.UUID, d.Hold)
 		rep.Placed++
