@@ -51,3 +51,35 @@ func TestOccupiedHoldsCostOneListingPerClass(t *testing.T) {
 }
 
 func instanceUUID(i int) string { return fmt.Sprintf("a1111111-0000-4000-8000-%012d", i) }
+
+// A refused hold whose node's generation moved is tried again (here one
+// occupant replaced by another between two cycles: the unit never free
+// at a listing, the new allocation moves the generation): refused again,
+// three more requests once, then the listing alone.
+func TestOccupiedHoldTriedAgainWhenItsGenerationMoves(t *testing.T) {
+	r := besideRig(t, 3)
+	r.cleanCycle()
+	for i := range 2 {
+		if err := r.fake.Allocate(instanceUUID(i), nodeUUID(i), map[string]int64{goldRC: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.src.set(func(s *source) { s.nodes[0].Fault, s.nodes[1].Fault = "x", "y" })
+	r.cleanCycle()
+	r.cleanCycle()
+	if rep := r.cleanCycle(); rep.PlacementRequests != 3 || rep.Nova.Occupied != 2 {
+		t.Fatalf("idle cycle with 2 occupied holds: %d requests, %+v", rep.PlacementRequests, rep.Nova)
+	}
+	r.fake.DropConsumer(instanceUUID(0))
+	if err := r.fake.Allocate(instanceUUID(9), nodeUUID(0), map[string]int64{goldRC: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rep := r.cleanCycle()
+	if rep.Nova.Occupied != 2 || rep.Nova.Placed != 0 || rep.PlacementRequests < 3+3 {
+		t.Fatalf("after the occupant changed: %d requests (want the refusal's 3 more), %+v", rep.PlacementRequests, rep.Nova)
+	}
+	r.cleanCycle()
+	if rep = r.cleanCycle(); rep.PlacementRequests != 3 {
+		t.Fatalf("idle again: %d requests, want 3", rep.PlacementRequests)
+	}
+}
