@@ -138,10 +138,12 @@ world = "world"
 	for range 20 {
 		cmd := exec.Command(engineBin(t), "run", "--config", cfg)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		killed := proxy.arm(1+rng.IntN(12), func() { cmd.Process.Kill() })
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// Armed once started: a write of the last engine still in flight
+		// would otherwise call kill before cmd.Process exists.
+		killed := proxy.arm(1+rng.IntN(12), func() { cmd.Process.Kill() })
 		select {
 		case <-killed:
 			struck++
