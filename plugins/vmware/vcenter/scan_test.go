@@ -322,7 +322,9 @@ func BenchmarkDecode2000Hosts(b *testing.B) {
 // one cannot write into the next), and a repeated xsd:long shares its box
 // while a different one does not.
 func TestDecodeResultSlabsAndBoxes(t *testing.T) {
-	ref := func(v string) string { return `<ManagedObjectReference type="HostSystem">` + v + `</ManagedObjectReference>` }
+	ref := func(v string) string {
+		return `<ManagedObjectReference type="HostSystem">` + v + `</ManagedObjectReference>`
+	}
 	cluster := func(id, hosts string) string {
 		return `<objects><obj type="ClusterComputeResource">` + id + `</obj><propSet><name>host</name>` +
 			`<val xsi:type="ArrayOfManagedObjectReference">` + hosts + `</val></propSet></objects>`
