@@ -26,11 +26,26 @@ var propSpecs = []types.PropertySpec{
 
 // inventory is one listing: every object of the view, by reference.
 type inventory struct {
-	names      map[types.ManagedObjectReference]string
-	parents    map[types.ManagedObjectReference]types.ManagedObjectReference
-	clusters   []cluster
-	hosts      map[types.ManagedObjectReference]host
-	datastores map[types.ManagedObjectReference]datastore
+	names    map[types.ManagedObjectReference]string
+	parents  map[types.ManagedObjectReference]types.ManagedObjectReference
+	clusters []cluster
+	// hosts and datastores are keyed by the reference's value alone (its
+	// type is the map's): a string key is one fast hash and compare, a
+	// two-string struct the generic ones, dear in the Wasm guest.
+	hosts      map[string]host
+	datastores map[string]datastore
+}
+
+// hostOf and datastoreOf are the object ref names, if it is one of its
+// type (a reference of another type is not found, as before).
+func (inv *inventory) hostOf(ref types.ManagedObjectReference) (host, bool) {
+	h, ok := inv.hosts[ref.Value]
+	return h, ok && ref.Type == "HostSystem"
+}
+
+func (inv *inventory) datastoreOf(ref types.ManagedObjectReference) (datastore, bool) {
+	d, ok := inv.datastores[ref.Value]
+	return d, ok && ref.Type == "Datastore"
 }
 
 type cluster struct {
@@ -134,7 +149,7 @@ func (c *Client) retrieve(ctx context.Context, vc *vim25.Client) (*inventory, er
 		return nil, fmt.Errorf("vcenter: retrieve properties: %w", err)
 	}
 	inv := &inventory{names: map[types.ManagedObjectReference]string{}, parents: map[types.ManagedObjectReference]types.ManagedObjectReference{},
-		hosts: map[types.ManagedObjectReference]host{}, datastores: map[types.ManagedObjectReference]datastore{}}
+		hosts: map[string]host{}, datastores: map[string]datastore{}}
 	for page != nil {
 		for _, oc := range page.Objects {
 			if err := inv.add(oc); err != nil {
@@ -184,14 +199,14 @@ func (inv *inventory) add(oc types.ObjectContent) error {
 		h := host{threads: integer(p("summary.hardware.numCpuThreads")), memory: integer(p("summary.hardware.memorySize"))}
 		h.maintenance, _ = p("runtime.inMaintenanceMode").(bool)
 		h.connection = text(p("runtime.connectionState"))
-		inv.hosts[ref] = h
+		inv.hosts[ref.Value] = h
 	case "Datastore":
 		d := datastore{capacity: integer(p("summary.capacity"))}
 		d.name, _ = p("name").(string)
 		d.accessible, _ = p("summary.accessible").(bool)
 		d.kind, _ = p("summary.type").(string)
 		d.maintenance, _ = p("summary.maintenanceMode").(string)
-		inv.datastores[ref] = d
+		inv.datastores[ref.Value] = d
 	}
 	return nil
 }

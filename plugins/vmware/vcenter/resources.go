@@ -27,7 +27,7 @@ func (c *Client) resources(inv *inventory, cl cluster) (map[string]hostabi.Resou
 	}
 	var disk sum
 	for _, ref := range cl.datastores {
-		d, ok := inv.datastores[ref]
+		d, ok := inv.datastoreOf(ref)
 		if !ok || !d.accessible || d.maintenance != "normal" || !slices.Contains(c.cfg.DatastoreTypes, d.kind) ||
 			!c.cfg.datastores.MatchString(d.name) {
 			continue
@@ -59,7 +59,7 @@ func (s *sum) add(v int64) { s.total += v; s.max = max(s.max, v); s.n++ }
 // maintenance) when usable is set.
 func sumHosts(inv *inventory, cl cluster, usable bool) (cpu, mem sum) {
 	for _, ref := range cl.hosts {
-		h, ok := inv.hosts[ref]
+		h, ok := inv.hostOf(ref)
 		if !ok || usable && (h.maintenance || h.connection != "connected") {
 			continue
 		}

@@ -189,9 +189,23 @@ func (s *scanner) value(t *tag) (any, bool) {
 		v, ok := integerOf(text, 32)
 		return int32(v), ok
 	case kLong:
-		return integerOf(text, 64)
+		return s.longOf(text)
 	}
 	return nil, false
+}
+
+// longOf is an xsd:long's value, boxed; the box of the last one read is
+// reused when the text is the same (a boxed value is never written).
+func (s *scanner) longOf(text string) (any, bool) {
+	if s.long.box != nil && text == s.long.text {
+		return s.long.box, true
+	}
+	v, ok := integerOf(text, 64)
+	if !ok {
+		return nil, false
+	}
+	s.long.text, s.long.box = text, v
+	return s.long.box, true
 }
 
 // valKind is a val's xsi:type, as value reads it.
@@ -255,12 +269,16 @@ func integerOf(text string, bits int) (int64, bool) {
 	return v, err == nil && text != ""
 }
 
-// refs reads an ArrayOfManagedObjectReference.
+// refs reads an ArrayOfManagedObjectReference. Its references are
+// gathered in a scratch slice kept across arrays, then cut from a slab
+// (refSlab): one allocation per many arrays instead of the half dozen a
+// 20-host cluster's growing slice costs.
 func (s *scanner) refs(val *tag) (any, bool) {
 	var a types.ArrayOfManagedObjectReference
 	if val.empty {
 		return a, true
 	}
+	s.scratch = s.scratch[:0]
 	for {
 		t := s.tag()
 		var ok bool
@@ -268,17 +286,31 @@ func (s *scanner) refs(val *tag) (any, bool) {
 		case t == nil || t.declares:
 			return nil, false
 		case t.closes(nVal):
+			if len(s.scratch) > 0 {
+				a.ManagedObjectReference = s.refSlab(s.scratch)
+			}
 			return a, true
 		case t.opens(nMOR):
 			ref := types.ManagedObjectReference{Type: t.attr("type")}
 			if ref.Value, ok = s.textOf(t); !ok {
 				return nil, false
 			}
-			a.ManagedObjectReference = append(a.ManagedObjectReference, ref)
+			s.scratch = append(s.scratch, ref)
 		default:
 			return nil, false
 		}
 	}
+}
+
+// refSlab is a copy of refs cut from a shared slab, its capacity its
+// length: an append to one array cannot write into the next.
+func (s *scanner) refSlab(refs []types.ManagedObjectReference) []types.ManagedObjectReference {
+	if cap(s.moRefs)-len(s.moRefs) < len(refs) {
+		s.moRefs = make([]types.ManagedObjectReference, 0, max(len(refs), 1024))
+	}
+	n := len(s.moRefs)
+	s.moRefs = append(s.moRefs, refs...)
+	return s.moRefs[n : n+len(refs) : n+len(refs)]
 }
 
 // scanner walks the body's tags; it never allocates for a name or a
@@ -294,6 +326,15 @@ type scanner struct {
 	cur  tag // the last tag read, when not in seen
 	// props is the slab propSlab cuts objects' PropSets from.
 	props []types.DynamicProperty
+	// scratch gathers one array's references; moRefs is the slab
+	// refSlab cuts the arrays from.
+	scratch, moRefs []types.ManagedObjectReference
+	// long is the last xsd:long read, boxed: hosts and datastores of one
+	// kind repeat their sizes, so one box serves them all.
+	long struct {
+		text string
+		box  any
+	}
 }
 
 type tag struct {

@@ -317,3 +317,42 @@ func BenchmarkDecode2000Hosts(b *testing.B) {
 		}
 	})
 }
+
+// Arrays cut from the shared slab end at their capacity (an append to
+// one cannot write into the next), and a repeated xsd:long shares its box
+// while a different one does not.
+func TestDecodeResultSlabsAndBoxes(t *testing.T) {
+	ref := func(v string) string {
+		return `<ManagedObjectReference type="HostSystem">` + v + `</ManagedObjectReference>`
+	}
+	cluster := func(id, hosts string) string {
+		return `<objects><obj type="ClusterComputeResource">` + id + `</obj><propSet><name>host</name>` +
+			`<val xsi:type="ArrayOfManagedObjectReference">` + hosts + `</val></propSet></objects>`
+	}
+	long := func(id, v string) string {
+		return `<objects><obj type="Datastore">` + id + `</obj><propSet><name>summary.capacity</name><val xsi:type="xsd:long">` + v + `</val></propSet></objects>`
+	}
+	body := answer(`<returnval>` + cluster("domain-c1", ref("host-1")+ref("host-2")) + cluster("domain-c2", ref("host-3")) +
+		long("ds-1", "4294967296") + long("ds-2", "4294967296") + long("ds-3", " 4294967296") + long("ds-4", "8589934592") + `</returnval>`)
+	sameAsGovmomi(t, body)
+	res, _, ok := decodeResult(body)
+	if !ok || len(res.Objects) != 6 {
+		t.Fatalf("decoded %v, %d objects", ok, len(res.Objects))
+	}
+	first := res.Objects[0].PropSet[0].Val.(types.ArrayOfManagedObjectReference).ManagedObjectReference
+	second := res.Objects[1].PropSet[0].Val.(types.ArrayOfManagedObjectReference).ManagedObjectReference
+	if len(first) != 2 || cap(first) != 2 || len(second) != 1 || second[0].Value != "host-3" {
+		t.Fatalf("arrays %v (cap %d) and %v", first, cap(first), second)
+	}
+	vals := make([]any, 4)
+	for i := range vals {
+		vals[i] = res.Objects[2+i].PropSet[0].Val
+	}
+	if vals[0] != int64(4294967296) || vals[2] != int64(4294967296) || vals[3] != int64(8589934592) {
+		t.Errorf("values %v", vals)
+	}
+	box := func(v any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] }
+	if box(vals[0]) != box(vals[1]) || box(vals[1]) == box(vals[3]) {
+		t.Error("the same text was boxed twice, or different values shared a box")
+	}
+}

@@ -3,6 +3,8 @@ package vcenter
 import (
 	"strings"
 	"testing"
+
+	"github.com/vmware/govmomi/vim25/types"
 )
 
 func TestClusterUUIDReversesOnlyForItsVCenter(t *testing.T) {
@@ -54,5 +56,36 @@ func TestParseConfigNamesTheProblem(t *testing.T) {
 		if _, err := ParseConfig([]byte(raw)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", raw, err, want)
 		}
+	}
+}
+
+// Hosts and datastores are kept by their references' values: a reference
+// of another type with the same value finds nothing, as it did when the
+// whole reference was the key.
+func TestInventoryFindsOnlyItsType(t *testing.T) {
+	inv := &inventory{names: map[types.ManagedObjectReference]string{}, parents: map[types.ManagedObjectReference]types.ManagedObjectReference{},
+		hosts: map[string]host{}, datastores: map[string]datastore{}}
+	prop := func(name string, v any) types.DynamicProperty { return types.DynamicProperty{Name: name, Val: v} }
+	for _, oc := range []types.ObjectContent{
+		{Obj: types.ManagedObjectReference{Type: "HostSystem", Value: "x-1"}, PropSet: []types.DynamicProperty{prop("summary.hardware.numCpuThreads", int16(8))}},
+		{Obj: types.ManagedObjectReference{Type: "Datastore", Value: "x-2"}, PropSet: []types.DynamicProperty{prop("summary.capacity", int64(1<<40))}},
+	} {
+		if err := inv.add(oc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, ok := inv.hostOf(types.ManagedObjectReference{Type: "HostSystem", Value: "x-1"}); !ok || h.threads != 8 {
+		t.Errorf("host: %+v %v", h, ok)
+	}
+	if d, ok := inv.datastoreOf(types.ManagedObjectReference{Type: "Datastore", Value: "x-2"}); !ok || d.capacity != 1<<40 {
+		t.Errorf("datastore: %+v %v", d, ok)
+	}
+	for _, ref := range []types.ManagedObjectReference{{Type: "Datastore", Value: "x-1"}, {Type: "VirtualMachine", Value: "x-1"}, {Type: "HostSystem", Value: "x-3"}} {
+		if _, ok := inv.hostOf(ref); ok {
+			t.Errorf("%v found as a host", ref)
+		}
+	}
+	if _, ok := inv.datastoreOf(types.ManagedObjectReference{Type: "HostSystem", Value: "x-2"}); ok {
+		t.Error("a host reference found a datastore")
 	}
 }
