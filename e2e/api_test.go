@@ -193,7 +193,7 @@ func TestPlanAndExplainThroughTheRunningDaemon(t *testing.T) {
 	if g := byNode(after); !strings.HasPrefix(g[u(1)], "unchanged") {
 		t.Errorf("plan after the cycle: %v", g)
 	}
-	if !strings.Contains(logs.String(), "cycle requested (SIGUSR1 or the API)") {
+	if !strings.Contains(logs.String(), "cycle requested (SIGUSR1, the API") {
 		t.Errorf("the daemon's log does not say the cycle was requested:\n%s", tail(logs.String(), 2000))
 	}
 }

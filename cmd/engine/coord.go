@@ -101,6 +101,16 @@ func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine, pc *
 	return cycleCtx, cancel, nil
 }
 
+// watch asks for a cycle now, as SIGUSR1 does, when a peer joins or
+// leaves or a unit is released (coord.Watch): a dead peer's nodes are
+// taken over once etcd expires its lease, not an interval later.
+func (co *coordinator) watch(ctx context.Context, now chan struct{}) {
+	if co != nil {
+		ask := cycleNow(now)
+		go co.c.Watch(ctx, func() { ask() })
+	}
+}
+
 // Close leaves the group; call it after the last cycle.
 func (co *coordinator) Close() {
 	if co != nil {

@@ -164,7 +164,7 @@ func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, rep engine.Report
 				timer.Reset(max(0, time.Until(end.Add(l.wait(w)))))
 			}
 		case <-l.Now:
-			l.Log.Info("cycle requested (SIGUSR1 or the API): starting it now")
+			l.Log.Info("cycle requested (SIGUSR1, the API, or peers changed in etcd): starting it now")
 			return w, false
 		case ask := <-l.Asks:
 			ask(ctx, w)
