@@ -75,15 +75,14 @@ func occWorld(nodes []occNode) string {
 // occRig is the engine beside nova on the shared real Placement, behind a
 // request log, with a daemon whose cycles the test starts one at a time.
 type occRig struct {
-	t          *testing.T
-	url        string // Placement, direct
-	reqs       *arrivalLog
-	nodes      []occNode
-	cfg, addr  string
-	owner      string
-	cycles     int
-	logs       *syncBuffer
-	candidates map[string]bool
+	t         *testing.T
+	url       string // Placement, direct
+	reqs      *arrivalLog
+	nodes     []occNode
+	cfg, addr string
+	owner     string
+	cycles    int
+	logs      *syncBuffer
 }
 
 // writeCfg writes the config for the nodes as they are now; the interval
@@ -212,6 +211,9 @@ func plantInstance(t *testing.T, url, consumer, node, rc string) {
 // hold class, 2+2 requests, nothing naming an occupied node. DELETE
 // /allocations of one occupant leaves its provider's generation as it
 // was and puts the node in its class's listing; the next cycle holds it.
+// The daemon's cycles are asked for one at a time (POST /api/v1/cycle,
+// interval 1h), so the requests between two ends of cycles are one
+// cycle's, counted by cycle, not by time.
 func TestOccupiedHoldsCostOneListingPerClassOnRealPlacement(t *testing.T) {
 	url := placementtest.Shared(t)
 	plugin := plugintest.Build(t, "plugins/fake")
