@@ -27,9 +27,10 @@ type cycle struct {
 	state  *State      // the engine's, or a plan's copy
 	names  *nameBook
 	holds  *holdBook
-	quiet  *quiet // the engine's, or a plan's copy (quiet.go)
-	budget budget // of new names
-	round  int64  // for consecutive deletion proofs (proof.go)
+	rooms  map[string]map[string]placement.Generation // room listings by hold class, this cycle (roomFor)
+	quiet  *quiet                                     // the engine's, or a plan's copy (quiet.go)
+	budget budget                                     // of new names
+	round  int64                                      // for consecutive deletion proofs (proof.go)
 	start  time.Time
 
 	mu      sync.Mutex // guards r while the syncs run

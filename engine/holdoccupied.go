@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/rpengine/rpengine/engine/placement"
 )
@@ -39,7 +38,7 @@ func (c *cycle) stillOccupied(ctx context.Context, desired []Desired, listed map
 		}
 	}
 	for _, rc := range classes {
-		room, err := c.e.pc.ProviderGenerations(ctx, url.Values{"required": {c.e.pol.OwnerTrait}, "resources": {rc + ":1"}}, 0)
+		room, err := c.roomFor(ctx, rc) // holdswap.go
 		if err != nil {
 			c.e.log.Warn("cannot list providers with room; trying every occupied hold", "class", rc, "error", err)
 			return map[string]refusal{}

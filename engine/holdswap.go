@@ -35,9 +35,8 @@ func (c *cycle) checkRoom(ctx context.Context, desired []Desired, listed map[str
 		}
 		return nil // the last check's listing still stands
 	}
-	ours := c.e.pol.OwnerTrait
 	for _, rc := range holdClasses(book) {
-		room, err := c.e.pc.ProviderGenerations(ctx, url.Values{"required": {ours}, "resources": {rc + ":1"}}, 0)
+		room, err := c.roomFor(ctx, rc)
 		if err != nil {
 			return fmt.Errorf("list providers with room for %s: %w", rc, err)
 		}
@@ -145,4 +144,22 @@ func holdClasses(book map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// roomFor lists this engine's providers with room for a unit of class rc,
+// once a cycle: the swap check and the occupied holds (holdoccupied.go)
+// both ask, before any hold is written, so one answer serves both.
+func (c *cycle) roomFor(ctx context.Context, rc string) (map[string]placement.Generation, error) {
+	if room, ok := c.rooms[rc]; ok {
+		return room, nil
+	}
+	room, err := c.e.pc.ProviderGenerations(ctx, url.Values{"required": {c.e.pol.OwnerTrait}, "resources": {rc + ":1"}}, 0)
+	if err != nil {
+		return nil, err
+	}
+	if c.rooms == nil {
+		c.rooms = map[string]map[string]placement.Generation{}
+	}
+	c.rooms[rc] = room
+	return room, nil
 }
