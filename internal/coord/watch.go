@@ -2,7 +2,6 @@ package coord
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -41,7 +40,7 @@ func (c *Coordinator) watchOnce(ctx context.Context, changed func()) {
 			return
 		}
 		for _, ev := range resp.Events {
-			if key := string(ev.Kv.Key); key != own && strings.HasPrefix(key, c.k.prefix) {
+			if string(ev.Kv.Key) != own {
 				changed()
 				break
 			}
