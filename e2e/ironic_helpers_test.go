@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/testing/ironictest"
 )
 
 // ironicConfig writes an engine config whose plugin is ironic.wasm with
@@ -144,4 +145,16 @@ func ironicNoWrites(t *testing.T, r report, res result, wantErr string) {
 	if res.code == 0 || r.Created+r.Updated+r.Deleted != 0 || !strings.Contains(strings.Join(r.ErrorMessages(), "\n"), wantErr) {
 		t.Fatalf("want a failed cycle without writes mentioning %q: exit %d, %+v\nstderr %s", wantErr, res.code, r, res.stderr)
 	}
+}
+
+// availableGold enrolls n baremetal-gold nodes named prefix0… (in shard,
+// if not "") and makes them available; it returns their uuids in order.
+func availableGold(t *testing.T, c *ironictest.Client, n int, prefix, shard string) []string {
+	t.Helper()
+	uuids := make([]string, n)
+	for i := range uuids {
+		uuids[i] = c.Create(t, ironictest.Spec{Name: fmt.Sprintf("%s%d", prefix, i), ResourceClass: "baremetal-gold", Shard: shard})
+		c.Available(t, uuids[i])
+	}
+	return uuids
 }

@@ -143,12 +143,7 @@ func TestIronicMidListingFailureWritesNothing(t *testing.T) {
 	ironicURL := ironictest.StartReal(t)
 	plugin := plugintest.Build(t, "plugins/ironic")
 	c := ironictest.NewClient(t, ironicURL)
-	var uuids []string
-	for i := range 5 {
-		u := c.Create(t, ironictest.Spec{Name: fmt.Sprintf("n%d", i), ResourceClass: "baremetal-gold"})
-		c.Available(t, u)
-		uuids = append(uuids, u)
-	}
+	uuids := availableGold(t, c, 5, "n", "")
 	proxy := newIronicProxy(t, ironicURL)
 	id := fmt.Sprintf("ironic-fail-%x", os.Getpid())
 	cfg := ironicConfig(t, id, placementURL, plugin, proxy.url, "page_size = 2", "")
@@ -189,12 +184,7 @@ func TestIronicMarkerDeletedBetweenPagesRestartsTheListing(t *testing.T) {
 	ironicURL := ironictest.StartReal(t)
 	plugin := plugintest.Build(t, "plugins/ironic")
 	c := ironictest.NewClient(t, ironicURL)
-	var uuids []string
-	for i := range 5 {
-		u := c.Create(t, ironictest.Spec{Name: fmt.Sprintf("m%d", i), ResourceClass: "baremetal-gold", Shard: "s1"})
-		c.Available(t, u)
-		uuids = append(uuids, u)
-	}
+	uuids := availableGold(t, c, 5, "m", "s1")
 	proxy := newIronicProxy(t, ironicURL)
 	deleted := ""
 	proxy.onList = func(w http.ResponseWriter, r *http.Request, n int) bool {
@@ -271,12 +261,7 @@ func TestIronicNodeOnTwoPagesIsOneNode(t *testing.T) {
 	ironicURL := ironictest.StartReal(t)
 	plugin := plugintest.Build(t, "plugins/ironic")
 	c := ironictest.NewClient(t, ironicURL)
-	var uuids []string
-	for i := range 5 {
-		u := c.Create(t, ironictest.Spec{Name: fmt.Sprintf("d%d", i), ResourceClass: "baremetal-gold"})
-		c.Available(t, u)
-		uuids = append(uuids, u)
-	}
+	uuids := availableGold(t, c, 5, "d", "")
 	proxy := newIronicProxy(t, ironicURL)
 	proxy.onList = func(w http.ResponseWriter, r *http.Request, n int) bool {
 		if n == 2 { // page 2 starts one node early: it repeats page 1's last node

@@ -104,12 +104,7 @@ func TestOnceNodeReadsTheNodesAloneFromRealIronic(t *testing.T) {
 	ironicURL := ironictest.StartReal(t)
 	plugin := plugintest.Build(t, "plugins/ironic")
 	c := ironictest.NewClient(t, ironicURL)
-	var uuids []string
-	for i := range 3 {
-		u := c.Create(t, ironictest.Spec{Name: fmt.Sprintf("oncenode-%d", i), ResourceClass: "baremetal-gold"})
-		c.Available(t, u)
-		uuids = append(uuids, u)
-	}
+	uuids := availableGold(t, c, 3, "oncenode-", "")
 	proxy := newIronicProxy(t, ironicURL)
 	id := fmt.Sprintf("ironic-oncenode-%x", os.Getpid())
 	cfg := ironicConfig(t, id, placementURL, plugin, proxy.url, "", "")
