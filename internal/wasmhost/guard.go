@@ -70,10 +70,11 @@ func (e *limitError) Error() string { return e.msg }
 // lengths, UTF-8, entries per array or object by depth, and depth. Inside
 // a listing's record, an overrun marks the record and the guard leaves out
 // the rest of the value (or the rest of the container), so the decoder
-// reads a shorter, still valid, document. It does not validate JSON; the
-// decoder behind it does. The names it quotes are cut short.
+// reads a shorter, still valid, document. syntax checks the grammar of
+// every byte, the ones left out too. The names it quotes are cut short.
 type guard struct {
 	r     io.Reader
+	syn   syntax // the whole answer's grammar, whatever is left out
 	lim   Limits
 	lists []string // the members decoded record by record
 	off   int64
@@ -124,6 +125,10 @@ func (g *guard) Read(p []byte) (int, error) {
 		n, err := g.r.Read(p)
 		w := 0
 		for i := range n {
+			if e := g.syn.step(p[i]); e != nil {
+				g.err = fmt.Errorf("at byte %d: %w", g.off, e)
+				return w, g.err
+			}
 			c, e := g.step(p[i])
 			if e != nil {
 				g.err = e
@@ -134,6 +139,10 @@ func (g *guard) Read(p []byte) (int, error) {
 				p[w] = byte(c)
 				w++
 			}
+		}
+		if err == io.EOF && !g.syn.complete() {
+			g.err = fmt.Errorf("the answer ends at byte %d, inside a value", g.off)
+			return w, g.err
 		}
 		if w > 0 || err != nil || n == 0 {
 			return w, err
@@ -255,11 +264,6 @@ func (g *guard) strByte(c byte) (int, error) {
 	if len(g.str) < nameLen {
 		g.str = append(g.str, c)
 	}
-	if g.drop { // the decoder will not see the rest: check its syntax here
-		if err := g.checkStrByte(c); err != nil {
-			return 0, err
-		}
-	}
 	switch {
 	case g.esc:
 		g.esc = false
@@ -377,24 +381,17 @@ func (g *guard) char(c byte, size int) (int, error) {
 }
 
 // skipping leaves out a byte of entries over a limit, following only
-// strings and nesting, until the container at depth skip closes. The
-// strings' syntax is still checked: the decoder never sees them, and a
-// malformed answer must be refused whether or not a limit was passed.
+// strings and nesting, until the container at depth skip closes. Its
+// grammar is checked all the same (syntax, in Read).
 func (g *guard) skipping(c byte) (int, error) {
 	switch {
 	case g.inStr && (g.esc || g.hex > 0):
-		if err := g.checkStrByte(c); err != nil {
-			return 0, err
-		}
 		if g.esc = false; g.hex > 0 {
 			g.hex--
 		} else if c == 'u' {
 			g.hex = 4
 		}
 	case g.inStr:
-		if err := g.checkStrByte(c); err != nil {
-			return 0, err
-		}
 		g.esc, g.inStr = c == '\\', c != '"'
 	case c == '"':
 		g.inStr = true
@@ -407,21 +404,6 @@ func (g *guard) skipping(c byte) (int, error) {
 		}
 	}
 	return -1, nil
-}
-
-// checkStrByte refuses what JSON forbids in a string the decoder will
-// not see: a control character, an unknown escape, a \u without four
-// hex digits.
-func (g *guard) checkStrByte(c byte) error {
-	switch {
-	case g.hex > 0 && !isHex(c):
-		return g.fail("a string's \\u escape has %q where a hex digit belongs", c)
-	case g.esc && g.hex == 0 && !strings.ContainsRune(`"\\/bfnrtu`, rune(c)):
-		return g.fail("a string holds the invalid escape \\%s", Printable(string(c)))
-	case !g.esc && g.hex == 0 && c < 0x20:
-		return g.fail("a string holds the control character %q", c)
-	}
-	return nil
 }
 
 func isHex(c byte) bool {
