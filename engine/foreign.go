@@ -37,10 +37,5 @@ func lost(before, managed, now []string) bool {
 func (s *State) KnownProviders() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.providers))
-	for u := range s.providers {
-		out = append(out, u)
-	}
-	slices.Sort(out)
-	return out
+	return s.providers.sorted()
 }

@@ -127,7 +127,7 @@ func (s *State) generationsDiffer(listed map[string]placement.Generation) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for u, g := range listed {
-		if s.providers[u].Generation != g {
+		if k, _ := s.providers.get(u); k.Generation != g {
 			return true
 		}
 	}

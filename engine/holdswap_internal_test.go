@@ -16,14 +16,14 @@ import (
 func BenchmarkHoldMovedSince100k(b *testing.B) {
 	const n = 100_000
 	listed := make(map[string]placement.Generation, n)
-	s := &State{providers: make(map[string]known, n)}
+	s := &State{providers: newEntries()}
 	desired := make([]Desired, n)
 	gens := make([]placement.Generation, n)
 	for i := range n {
 		u := fmt.Sprintf("%08x-0000-4000-8000-000000000000", i)
 		g := placement.Generation(fmt.Sprint(i % 97))
 		listed[u], desired[i], gens[i] = g, Desired{UUID: u}, g
-		s.providers[u] = known{Observed: Observed{Generation: g}}
+		s.providers.put(u, known{Observed: Observed{Generation: g}})
 	}
 	c := &cycle{gens: gens}
 	for _, tc := range []struct {

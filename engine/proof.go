@@ -138,7 +138,7 @@ func (s *State) anyProof() bool {
 func (s *State) forgetProof(uuid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if old, ok := s.providers[uuid]; ok && (!old.GoneSince.IsZero() || old.ProofRound != 0) {
+	if old, ok := s.providers.get(uuid); ok && (!old.GoneSince.IsZero() || old.ProofRound != 0) {
 		k := old
 		k.GoneSince, k.ProofRound = time.Time{}, 0
 		s.set(uuid, old, k)

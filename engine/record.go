@@ -31,14 +31,23 @@ import (
 // each desired provider not among this engine's listed providers. It
 // reports whether the record changed and so must be saved first. gens,
 // if not nil, gets each desired provider's listed generation ("" if not
-// listed): the syncs and vanished then probe the listing no more. seen,
-// if not nil, is shown each desired provider's entry as it leaves it.
+// listed): the syncs and vanished then probe the listing no more; it is
+// given by a whole cycle only, whose slots are kept for the next (hints).
+// seen, if not nil, is shown each desired provider's entry as it leaves it.
 func (s *State) intend(desired []Desired, listed map[string]placement.Generation, gens []placement.Generation, seen func(int, known)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	hints := s.hints
+	if gens != nil {
+		hints = s.hintsFor(len(desired))
+	}
 	changed := false
 	for i, d := range desired {
-		k := s.providers[d.UUID]
+		j := s.slotOf(hints, i, d.UUID)
+		var k known
+		if j >= 0 {
+			k = s.providers.slots[j].k
+		}
 		gen, isListed := listed[d.UUID]
 		if gens != nil {
 			gens[i] = gen
@@ -57,18 +66,45 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 			if s.shared != nil {
 				s.shared[d.UUID] = struct{}{}
 			}
-			s.providers[d.UUID] = k
+			if j >= 0 {
+				s.providers.slots[j].k = k
+			} else {
+				j = s.providers.put(d.UUID, k)
+			}
 			s.writes++
 			changed = true
 		}
 		if seen != nil {
 			seen(i, k)
 		}
+		if gens != nil {
+			hints[i] = j
+		}
 	}
 	if changed {
 		s.dirty = true
 	}
 	return changed
+}
+
+// hintsFor makes s.hints n long for a whole cycle's intend, keeping the
+// last cycle's: each is checked before it is used (entries.at).
+func (s *State) hintsFor(n int) []int32 {
+	if n > cap(s.hints) {
+		s.hints = append(s.hints[:cap(s.hints)], make([]int32, n-cap(s.hints))...)
+	}
+	s.hints = s.hints[:n]
+	return s.hints
+}
+
+// slotOf is the slot of desired provider i, uuid: where the last whole
+// cycle found it, if it is still there (-1 if it has none).
+func (s *State) slotOf(hints []int32, i int, uuid string) int32 {
+	hint := int32(-1)
+	if i < len(hints) {
+		hint = hints[i]
+	}
+	return s.providers.at(hint, uuid)
 }
 
 // containsAll reports whether sorted set has every element of want.
@@ -93,7 +129,7 @@ func (s *State) pendingOrphans(desired []Desired, listed map[string]placement.Ge
 		return nil
 	}
 	var out []string
-	for uuid, k := range s.providers {
+	for uuid, k := range s.providers.all() {
 		if !k.Pending {
 			continue
 		}

@@ -219,7 +219,7 @@ func (s *State) mergeShared(in map[string]stored, me string, mine func(uuid stri
 		}
 	}
 	for uuid, st := range in {
-		k, had := s.providers[uuid]
+		k, had := s.providers.get(uuid)
 		trust := st.By == me && st.ProofRound < s.round // a count restarted with a lost file is not this one
 		merged := mergeRecord(k.Record, st.Record, trust)
 		if !sameRecord(merged, st.Record) || st.By != me {
@@ -232,7 +232,7 @@ func (s *State) mergeShared(in map[string]stored, me string, mine func(uuid stri
 			s.dirty = true
 		}
 	}
-	for uuid, k := range s.providers {
+	for uuid, k := range s.providers.all() {
 		if _, ok := in[uuid]; !ok && !sameRecord(k.Record, Record{}) && mine(uuid) {
 			mark(uuid)
 		}
@@ -250,7 +250,7 @@ func (s *State) takeShared(me string) (put map[string][]byte, del, uuids []strin
 	put = make(map[string][]byte, len(s.shared))
 	for uuid := range s.shared {
 		uuids = append(uuids, uuid)
-		k, ok := s.providers[uuid]
+		k, ok := s.providers.get(uuid)
 		if !ok {
 			del = append(del, uuid)
 			continue

@@ -62,7 +62,10 @@ type Record struct {
 type State struct {
 	mu        sync.Mutex
 	saving    sync.Mutex // one Save at a time: they share the temporary file
-	providers map[string]known
+	providers entries // entries.go
+	// hints is, for each desired provider of the last whole cycle, by
+	// index, the slot intend found it at (entries.at).
+	hints []int32
 	path      string
 	key       string // endpoint and engine id the file belongs to
 	round     int64  // cycles started, for consecutive deletion proofs
@@ -118,7 +121,7 @@ const stateVersion = 1
 // A file whose key is one of also (an older spelling of key) is read and
 // saved under key from then on.
 func LoadState(path, key string, also ...string) (*State, error) {
-	s := &State{providers: map[string]known{}, path: path, key: key}
+	s := &State{providers: newEntries(), path: path, key: key}
 	if path == "" {
 		return s, nil
 	}
@@ -139,7 +142,7 @@ func LoadState(path, key string, also ...string) (*State, error) {
 // rename, so this reads one whole version of it. The state returned is
 // memory only: it is never saved, so the holder's file stays its own.
 func SnapshotState(path, key string, also ...string) (*State, error) {
-	s := &State{providers: map[string]known{}, key: key}
+	s := &State{providers: newEntries(), key: key}
 	if path == "" {
 		return s, nil
 	}
@@ -167,8 +170,8 @@ func (s *State) read(path string, also []string) error {
 		return fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
 	if f.Providers != nil {
-		s.providers = f.Providers
-		for _, k := range s.providers {
+		s.providers = entriesOf(f.Providers)
+		for _, k := range f.Providers {
 			s.recount(k, 1)
 		}
 	}
@@ -191,7 +194,7 @@ func (s *State) Save() error {
 	f, err := s.create()
 	if err == nil {
 		// Streamed under the lock (statesave.go): no copy of the whole file.
-		if err = encodeState(f, stateFile{stateVersion, s.key, s.round, s.providers, s.version, s.holds}); err != nil {
+		if err = encodeEntries(f, stateFile{stateVersion, s.key, s.round, nil, s.version, s.holds}, &s.providers); err != nil {
 			err = fmt.Errorf("write state: %w", err)
 		}
 	}
@@ -244,15 +247,14 @@ func (s *State) commit(f *os.File) error {
 func (s *State) clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return &State{providers: maps.Clone(s.providers), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds),
+	return &State{providers: s.providers.clone(), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds),
 		proofs: s.proofs, pending: s.pending}
 }
 
 func (s *State) get(uuid string) (known, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	k, ok := s.providers[uuid]
-	return k, ok
+	return s.providers.get(uuid)
 }
 
 // Record returns the ownership record of the provider uuid, if any.
@@ -272,14 +274,15 @@ func (s *State) writeCount() int64 {
 func (s *State) size() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.providers)
+	return s.providers.len()
 }
 
 func (s *State) put(uuid string, k known) {
 	s.mu.Lock()
 	s.dirty = true
 	s.changedRecord(uuid, k.Record)
-	s.set(uuid, s.providers[uuid], k)
+	old, _ := s.providers.get(uuid)
+	s.set(uuid, old, k)
 	s.mu.Unlock()
 }
 
@@ -288,14 +291,15 @@ func (s *State) put(uuid string, k known) {
 func (s *State) set(uuid string, old, k known) {
 	s.recount(old, -1)
 	s.recount(k, 1)
-	s.providers[uuid] = k
+	s.providers.put(uuid, k)
 	s.writes++
 }
 
 // remove deletes uuid's entry under the lock, keeping the counts.
 func (s *State) remove(uuid string) {
-	s.recount(s.providers[uuid], -1)
-	delete(s.providers, uuid)
+	old, _ := s.providers.get(uuid)
+	s.recount(old, -1)
+	s.providers.remove(uuid)
 	s.writes++
 }
 
@@ -315,7 +319,7 @@ func (s *State) changedRecord(uuid string, r Record) {
 	if s.shared == nil {
 		return
 	}
-	if old, ok := s.providers[uuid]; !ok || !sameRecord(old.Record, r) {
+	if old, ok := s.providers.get(uuid); !ok || !sameRecord(old.Record, r) {
 		s.shared[uuid] = struct{}{}
 	}
 }
@@ -326,8 +330,8 @@ func (s *State) changedRecord(uuid string, r Record) {
 func (s *State) invalidate(uuid string) {
 	s.mu.Lock()
 	s.dirty = true
-	if k, ok := s.providers[uuid]; ok {
-		s.providers[uuid] = known{Record: k.Record}
+	if k, ok := s.providers.get(uuid); ok {
+		s.providers.put(uuid, known{Record: k.Record})
 		s.writes++
 	}
 	s.mu.Unlock()
@@ -337,7 +341,7 @@ func (s *State) invalidate(uuid string) {
 func (s *State) update(uuid string, f func(*known)) {
 	s.mu.Lock()
 	s.dirty = true
-	old := s.providers[uuid]
+	old, _ := s.providers.get(uuid)
 	k := old
 	f(&k)
 	s.changedRecord(uuid, k.Record)

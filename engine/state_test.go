@@ -28,7 +28,7 @@ func TestStateRoundTripAndCorruption(t *testing.T) {
 	}
 	os.WriteFile(path, []byte(`{"version":1,"key":"k","providers":{"u":`), 0o644)
 	s3, err := LoadState(path, "k")
-	if err == nil || len(s3.providers) != 0 {
+	if err == nil || s3.providers.len() != 0 {
 		t.Fatalf("a torn file must be refused and start cold: %v", err)
 	}
 }
@@ -44,7 +44,7 @@ func FuzzLoadState(f *testing.F) {
 		if s == nil {
 			t.Fatal("LoadState must always return a usable cache")
 		}
-		if err != nil && len(s.providers) != 0 {
+		if err != nil && s.providers.len() != 0 {
 			t.Fatal("a refused file must leave the cache empty")
 		}
 	})

@@ -12,7 +12,7 @@ import (
 // walkCounts counts, by walking every entry, what State.proofs and
 // State.pending keep as they change.
 func walkCounts(s *State) (proofs, pending int) {
-	for _, k := range s.providers {
+	for _, k := range s.providers.all() {
 		if !k.GoneSince.IsZero() {
 			proofs++
 		}

@@ -15,6 +15,15 @@ import (
 // json's pool then kept that buffer alive for every later Marshal of the
 // process (the request bodies), a third of a cold cycle's heap.
 func encodeState(w io.Writer, f stateFile) error {
+	return encodeWith(w, f, func(e *stateEncoder) { e.providers(f.Providers) })
+}
+
+// encodeEntries is encodeState with the providers of es.
+func encodeEntries(w io.Writer, f stateFile, es *entries) error {
+	return encodeWith(w, f, func(e *stateEncoder) { e.entries(es) })
+}
+
+func encodeWith(w io.Writer, f stateFile, providers func(*stateEncoder)) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := &stateEncoder{w: bw}
 	e.raw(`{"version":`)
@@ -24,7 +33,7 @@ func encodeState(w io.Writer, f stateFile) error {
 	e.raw(`,"round":`)
 	e.value(f.Round)
 	e.raw(`,"providers":`)
-	e.providers(f.Providers)
+	providers(e)
 	if f.Microversion != "" {
 		e.raw(`,"microversion":`)
 		e.value(f.Microversion)
@@ -83,6 +92,21 @@ func (e *stateEncoder) providers(m map[string]known) {
 		e.value(k)
 		e.raw(":")
 		e.value(m[k])
+	}
+	e.raw("}")
+}
+
+// entries writes es as providers writes a map of them.
+func (e *stateEncoder) entries(es *entries) {
+	e.raw("{")
+	for i, u := range es.sorted() {
+		if i > 0 {
+			e.raw(",")
+		}
+		k, _ := es.get(u)
+		e.value(u)
+		e.raw(":")
+		e.value(k)
 	}
 	e.raw("}")
 }

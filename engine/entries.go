@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"iter"
+	"maps"
+	"slices"
+)
+
+// entries are the state's providers, kept in one slice with a uuid →
+// slot index. A whole cycle finds each desired provider at the slot the
+// last cycle found it (State.slotOf): an idle cycle at 100,000 providers
+// then hashes no uuid to find its entry, and reads the entries in the
+// order they lie, which is uuid order (a loaded file's, sorted; a first
+// cycle's, the desired providers'). A map of the entries themselves cost
+// a hash, a key compare and a pointer chase per provider (the entry is
+// over the 128 bytes a map keeps in its slot): half of intend.
+type entries struct {
+	index map[string]int32
+	slots []slot
+	free  []int32 // removed entries' slots, reused
+}
+
+// slot is one provider's entry, or a free one (live false: a uuid may
+// be "" in a file).
+type slot struct {
+	uuid string
+	live bool
+	k    known
+}
+
+func newEntries() entries { return entries{index: map[string]int32{}} }
+
+// entriesOf makes entries of a file's providers, in uuid order.
+func entriesOf(m map[string]known) entries {
+	e := entries{index: make(map[string]int32, len(m)), slots: make([]slot, 0, len(m))}
+	for _, u := range slices.Sorted(maps.Keys(m)) {
+		e.put(u, m[u])
+	}
+	return e
+}
+
+func (e *entries) len() int { return len(e.index) }
+
+func (e *entries) get(uuid string) (known, bool) {
+	if i, ok := e.index[uuid]; ok {
+		return e.slots[i].k, true
+	}
+	return known{}, false
+}
+
+// at is the slot of uuid, trying hint first (-1 if uuid has none).
+func (e *entries) at(hint int32, uuid string) int32 {
+	if hint >= 0 && int(hint) < len(e.slots) && e.slots[hint].live && e.slots[hint].uuid == uuid {
+		return hint
+	}
+	if i, ok := e.index[uuid]; ok {
+		return i
+	}
+	return -1
+}
+
+// put sets uuid's entry to k and returns its slot.
+func (e *entries) put(uuid string, k known) int32 {
+	if i, ok := e.index[uuid]; ok {
+		e.slots[i].k = k
+		return i
+	}
+	i := int32(len(e.slots))
+	if n := len(e.free); n > 0 {
+		i, e.free = e.free[n-1], e.free[:n-1]
+		e.slots[i] = slot{uuid, true, k}
+	} else {
+		e.slots = append(e.slots, slot{uuid, true, k})
+	}
+	e.index[uuid] = i
+	return i
+}
+
+// remove forgets uuid's entry; its slot is cleared, so no stale hint
+// finds it, and keeps no strings alive.
+func (e *entries) remove(uuid string) {
+	if i, ok := e.index[uuid]; ok {
+		delete(e.index, uuid)
+		e.slots[i] = slot{}
+		e.free = append(e.free, i)
+	}
+}
+
+// all yields every entry, in slot order.
+func (e *entries) all() iter.Seq2[string, known] {
+	return func(yield func(string, known) bool) {
+		for i := range e.slots {
+			if s := &e.slots[i]; s.live && !yield(s.uuid, s.k) {
+				return
+			}
+		}
+	}
+}
+
+// sorted is every uuid, sorted.
+func (e *entries) sorted() []string { return slices.Sorted(maps.Keys(e.index)) }
+
+// clone copies the entries; their values share slices and maps, which
+// the engine replaces, never modifies.
+func (e *entries) clone() entries {
+	return entries{index: maps.Clone(e.index), slots: slices.Clone(e.slots), free: slices.Clone(e.free)}
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// TestEntriesAgreeWithAMap holds the state's entries, and intend's slots
+// kept from the last whole cycle (hints), to a plain map through random
+// cycles: desired lists that shift, grow and shrink, entries dropped and
+// put between them (their slots reused), a clone, and a uuid "".
+func TestEntriesAgreeWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := &State{providers: newEntries()}
+	want := map[string]known{}
+	uuid := func() string {
+		if rng.IntN(50) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("u%03d", rng.IntN(300))
+	}
+	for round := range 200 {
+		for range rng.IntN(20) {
+			switch u := uuid(); rng.IntN(3) {
+			case 0:
+				s.drop(u)
+				delete(want, u)
+			case 1:
+				k := known{Observed: Observed{Exists: true, Generation: placement.Generation(fmt.Sprint(round))}}
+				s.put(u, k)
+				want[u] = k
+			default:
+				s.invalidate(u)
+				if k, ok := want[u]; ok {
+					want[u] = known{Record: k.Record}
+				}
+			}
+		}
+		desired := randomDesired(rng, s, round)
+		listed := map[string]placement.Generation{}
+		for _, d := range desired[:len(desired)/2] {
+			listed[d.UUID] = "1"
+		}
+		gens := make([]placement.Generation, len(desired))
+		s.intend(desired, listed, gens, func(i int, k known) {
+			if w, _ := intended(want, desired[i], listed); !reflect.DeepEqual(k, w) {
+				t.Fatalf("round %d: %s seen as %+v, want %+v", round, desired[i].UUID, k, w)
+			}
+		})
+		for _, d := range desired {
+			if k, add := intended(want, d, listed); add {
+				want[d.UUID] = k
+			}
+		}
+		if round%50 == 49 {
+			s = s.clone()
+		}
+		checkEntries(t, round, s, want)
+	}
+}
+
+// randomDesired is mostly the last round's desired list (so the hints
+// hit), sometimes shifted by an insertion or shrunk.
+func randomDesired(rng *rand.Rand, s *State, round int) []Desired {
+	var out []Desired
+	for u := range 120 + rng.IntN(3)*(round%7) {
+		out = append(out, Desired{UUID: fmt.Sprintf("u%03d", u*2+rng.IntN(2)*(round%3/2)), Traits: []string{fmt.Sprint("T", u%5)}})
+	}
+	if rng.IntN(4) == 0 {
+		out = slices.Insert(out, rng.IntN(len(out)), Desired{UUID: ""})
+	}
+	if rng.IntN(4) == 0 {
+		out = out[rng.IntN(10):]
+	}
+	return slices.CompactFunc(out, func(a, b Desired) bool { return a.UUID == b.UUID })
+}
+
+// intended is what intend leaves of d's entry in want, and whether it
+// writes it.
+func intended(want map[string]known, d Desired, listed map[string]placement.Generation) (known, bool) {
+	k := want[d.UUID]
+	_, isListed := listed[d.UUID]
+	add := !isListed && !k.Pending
+	if !containsAll(k.Managed.Traits, d.Traits) {
+		k.Managed.Traits = sortedSet(slices.Concat(k.Managed.Traits, d.Traits))
+		k.Managed.Aggregates = sortedSet(k.Managed.Aggregates)
+		add = true
+	}
+	k.Pending = k.Pending || !isListed
+	return k, add
+}
+
+func checkEntries(t *testing.T, round int, s *State, want map[string]known) {
+	t.Helper()
+	got := maps.Collect(s.providers.all())
+	if len(got) != len(want) || s.size() != len(want) {
+		t.Fatalf("round %d: %d entries (size %d), want %d", round, len(got), s.size(), len(want))
+	}
+	for u, w := range want {
+		if k, ok := s.get(u); !ok || !reflect.DeepEqual(k, w) || !reflect.DeepEqual(got[u], w) {
+			t.Fatalf("round %d: %q is %+v (%v), want %+v", round, u, k, ok, w)
+		}
+	}
+	if !slices.Equal(s.KnownProviders(), slices.Sorted(maps.Keys(want))) {
+		t.Fatalf("round %d: KnownProviders differs", round)
+	}
+}
