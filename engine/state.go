@@ -62,14 +62,14 @@ type Record struct {
 type State struct {
 	mu        sync.Mutex
 	saving    sync.Mutex // one Save at a time: they share the temporary file
-	providers entries // entries.go
+	providers entries    // entries.go
 	// hints is, for each desired provider of the last whole cycle, by
 	// index, the slot intend found it at (entries.at).
 	hints []int32
-	path      string
-	key       string // endpoint and engine id the file belongs to
-	round     int64  // cycles started, for consecutive deletion proofs
-	dirty     bool   // changed since loaded or saved
+	path  string
+	key   string // endpoint and engine id the file belongs to
+	round int64  // cycles started, for consecutive deletion proofs
+	dirty bool   // changed since loaded or saved
 	// version is the negotiated microversion: a new process then sends no
 	// discovery request.
 	version string
