@@ -30,16 +30,13 @@ type slot struct {
 
 func newEntries() entries { return entries{index: map[string]int32{}} }
 
-// entriesOf makes entries of a file's providers, in uuid order.
-func entriesOf(m map[string]known) entries {
-	e := entries{index: make(map[string]int32, len(m)), slots: make([]slot, 0, len(m))}
-	for _, u := range slices.Sorted(maps.Keys(m)) {
-		e.put(u, m[u])
-	}
-	return e
-}
-
 func (e *entries) len() int { return len(e.index) }
+
+// find says whether uuid has an entry.
+func (e *entries) find(uuid string) bool {
+	_, ok := e.index[uuid]
+	return ok
+}
 
 func (e *entries) get(uuid string) (known, bool) {
 	if i, ok := e.index[uuid]; ok {
@@ -74,6 +71,15 @@ func (e *entries) put(uuid string, k known) int32 {
 	}
 	e.index[uuid] = i
 	return i
+}
+
+// reserve makes room for n entries in all, in one piece: a first cycle
+// adds every provider, and appending them one by one would copy the
+// slots a dozen times and leave a quarter of them spare.
+func (e *entries) reserve(n int) {
+	if n > cap(e.slots) {
+		e.slots = slices.Grow(e.slots, n-len(e.slots))
+	}
 }
 
 // remove forgets uuid's entry; its slot is cleared, so no stale hint

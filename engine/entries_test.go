@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -109,5 +113,36 @@ func checkEntries(t *testing.T, round int, s *State, want map[string]known) {
 	}
 	if !slices.Equal(s.KnownProviders(), slices.Sorted(maps.Keys(want))) {
 		t.Fatalf("round %d: KnownProviders differs", round)
+	}
+}
+
+// TestStateFileKeepsItsBytesThroughEntries: a file as encoding/json (and
+// the engine before entries) wrote it, unsorted in memory, loads and is
+// saved again byte for byte, with a provider put and one dropped between.
+func TestStateFileKeepsItsBytesThroughEntries(t *testing.T) {
+	f := richState()
+	f.Holds = map[string]string{"n": "CUSTOM_X"}
+	written, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, written, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadState(path, f.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put("0", known{Observed: Observed{Exists: true, Generation: "1"}})
+	s.drop("0")
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, written) {
+		t.Fatalf("saved\n%s\nwant\n%s", got, written)
+	}
+	if p, _ := walkCounts(s); p != 1 || s.proofs != 1 || s.pending != 1 {
+		t.Fatalf("counts: %d proofs (walk %d), %d pending", s.proofs, p, s.pending)
 	}
 }

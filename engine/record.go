@@ -40,6 +40,7 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 	hints := s.hints
 	if gens != nil {
 		hints = s.hintsFor(len(desired))
+		s.providers.reserve(len(desired))
 	}
 	changed := false
 	for i, d := range desired {

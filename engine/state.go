@@ -162,18 +162,17 @@ func (s *State) read(path string, also []string) error {
 	defer file.Close()
 	// Streamed with json v2's tokenizer, equal values shared (statefile.go):
 	// it reads what encoding/json wrote (checked field by field in a test).
-	f, err := readStateFile(bufio.NewReaderSize(file, 64<<10))
+	es := newEntries()
+	f, err := readStateInto(bufio.NewReaderSize(file, 64<<10), &es)
 	if err != nil {
 		return fmt.Errorf("state file %s corrupt, starting cold: %w", path, err)
 	}
 	if f.Version != stateVersion || f.Key != key && !slices.Contains(also, f.Key) {
 		return fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
-	if f.Providers != nil {
-		s.providers = entriesOf(f.Providers)
-		for _, k := range f.Providers {
-			s.recount(k, 1)
-		}
+	s.providers = es
+	for _, k := range es.all() {
+		s.recount(k, 1)
 	}
 	s.round, s.version, s.holds = f.Round, f.Microversion, f.Holds
 	return nil
