@@ -216,7 +216,7 @@ func (s *syntax) string(c byte) error {
 // number reads c as part of a number if it can be; false ends the number.
 func (s *syntax) number(c byte) bool {
 	digit := c >= '0' && c <= '9'
-	next := s.st
+	var next synState
 	switch {
 	case s.st == synMinus && c == '0':
 		next = synZero
