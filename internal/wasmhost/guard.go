@@ -123,12 +123,9 @@ func newGuard(r io.Reader, lim Limits, lists ...string) *guard {
 func (g *guard) Read(p []byte) (int, error) {
 	for g.err == nil {
 		n, err := g.r.Read(p)
+		good, bad := g.syn.scan(p[:n])
 		w := 0
-		for i := range n {
-			if e := g.syn.step(p[i]); e != nil {
-				g.err = fmt.Errorf("at byte %d: %w", g.off, e)
-				return w, g.err
-			}
+		for i := range good {
 			c, e := g.step(p[i])
 			if e != nil {
 				g.err = e
@@ -139,6 +136,10 @@ func (g *guard) Read(p []byte) (int, error) {
 				p[w] = byte(c)
 				w++
 			}
+		}
+		if bad != nil {
+			g.err = fmt.Errorf("at byte %d: %w", g.off, bad)
+			return w, g.err
 		}
 		if err == io.EOF && !g.syn.complete() {
 			g.err = fmt.Errorf("the answer ends at byte %d, inside a value", g.off)
