@@ -20,7 +20,7 @@ import (
 // inventory, traits and managed sets (BenchmarkReadStateFile). Here each
 // distinct value (an inventory, a trait list, a Managed) is decoded once,
 // by json v2 itself, and shared by every provider that holds the same
-// bytes; a provider costs its uuid, its generation and its map entry.
+// bytes; a provider costs its uuid, its generation and its entry.
 // Sharing is safe because the engine never modifies these values in
 // place: it replaces them (as it already shares desired inventories).
 func readStateFile(r io.Reader) (stateFile, error) { return readStateInto(r, nil) }
