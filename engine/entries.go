@@ -83,13 +83,32 @@ func (e *entries) reserve(n int) {
 }
 
 // remove forgets uuid's entry; its slot is cleared, so no stale hint
-// finds it, and keeps no strings alive.
+// finds it, and keeps no strings alive. Once most slots are free the
+// live ones are moved together: a fleet cut from 100,000 providers to a
+// few must not keep 26 MB of empty slots.
 func (e *entries) remove(uuid string) {
 	if i, ok := e.index[uuid]; ok {
 		delete(e.index, uuid)
 		e.slots[i] = slot{}
 		e.free = append(e.free, i)
 	}
+	if len(e.free) > 64 && len(e.free) > len(e.slots)/2 {
+		e.compact()
+	}
+}
+
+// compact moves the live slots together, in their order, into a new
+// slice (so the old one is freed); hints to the old places then miss,
+// and intend asks the index.
+func (e *entries) compact() {
+	live := make([]slot, 0, len(e.index))
+	for _, s := range e.slots {
+		if s.live {
+			e.index[s.uuid] = int32(len(live))
+			live = append(live, s)
+		}
+	}
+	e.slots, e.free = live, nil
 }
 
 // all yields every entry, in slot order.

@@ -146,3 +146,40 @@ func TestStateFileKeepsItsBytesThroughEntries(t *testing.T) {
 		t.Fatalf("counts: %d proofs (walk %d), %d pending", s.proofs, p, s.pending)
 	}
 }
+
+// TestEntriesCompactWhenMostAreRemoved: a fleet cut to a tenth keeps a
+// tenth of the slots, every entry still found, by index and by intend's
+// hints to places that moved.
+func TestEntriesCompactWhenMostAreRemoved(t *testing.T) {
+	s := &State{providers: newEntries()}
+	var desired []Desired
+	for i := range 1000 {
+		desired = append(desired, Desired{UUID: fmt.Sprintf("u%04d", i)})
+	}
+	s.intend(desired, nil, make([]placement.Generation, len(desired)), nil)
+	var kept []Desired
+	for i, d := range desired {
+		if i%10 == 9 {
+			kept = append(kept, d)
+			s.update(d.UUID, func(k *known) { k.Plugin = d.UUID })
+		} else {
+			s.drop(d.UUID)
+		}
+	}
+	if n := len(s.providers.slots); n > 2*len(kept) {
+		t.Fatalf("%d slots for %d entries", n, len(kept))
+	}
+	s.intend(kept, nil, make([]placement.Generation, len(kept)), func(i int, k known) {
+		if k.Plugin != kept[i].UUID || !k.Pending {
+			t.Fatalf("%s seen as %+v", kept[i].UUID, k)
+		}
+	})
+	for _, d := range kept {
+		if k, ok := s.get(d.UUID); !ok || k.Plugin != d.UUID {
+			t.Fatalf("%s: %+v %v", d.UUID, k, ok)
+		}
+	}
+	if s.size() != len(kept) {
+		t.Fatalf("size %d, want %d", s.size(), len(kept))
+	}
+}
