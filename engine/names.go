@@ -75,7 +75,6 @@ func (b *nameBook) learn(asked, unknown []string) {
 	}
 }
 
-// unknownList lists, sorted, the standard traits found missing so far.
 // anyUnknown says whether any trait was found missing: most Placements
 // know every trait the engine sends, and a cycle then checks none of its
 // 100,000 providers' traits.
@@ -85,6 +84,7 @@ func (b *nameBook) anyUnknown() bool {
 	return len(b.unknown) > 0
 }
 
+// unknownList lists, sorted, the standard traits found missing so far.
 func (b *nameBook) unknownList() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
