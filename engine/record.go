@@ -41,6 +41,11 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 	if gens != nil {
 		hints = s.hintsFor(len(desired))
 		s.providers.reserve(len(desired))
+		// The listing's probes in a loop of their own: each misses the
+		// cache, and alone the next ones overlap it.
+		for i, d := range desired {
+			gens[i] = listed[d.UUID]
+		}
 	}
 	changed := false
 	for i, d := range desired {
@@ -49,9 +54,9 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 		if j >= 0 {
 			k = s.providers.slots[j].k
 		}
-		gen, isListed := listed[d.UUID]
-		if gens != nil {
-			gens[i] = gen
+		isListed := gens != nil && gens[i] != "" // the listing refuses an empty generation
+		if gens == nil {
+			_, isListed = listed[d.UUID]
 		}
 		add := !isListed && !k.Pending
 		if !containsAll(k.Managed.Traits, d.Traits) || !containsAll(k.Managed.Aggregates, d.Aggregates) {
