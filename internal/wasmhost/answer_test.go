@@ -2,9 +2,11 @@ package wasmhost
 
 import (
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -141,6 +143,31 @@ func TestAnswerGiantStringIsCutShort(t *testing.T) {
 	}
 	if len(got.Nodes) != 2 || got.Nodes[1].UUID != "v" {
 		t.Fatalf("%+v", got.Nodes)
+	}
+}
+
+// Broken UTF-8 counts as what encoding/json makes of it, a U+FFFD of 3
+// bytes for each of its bytes: a string of them is cut at the limit, and
+// the answer's own string refused over its. CI's fuzz found 7 bytes of
+// \xec (each a sequence cut short) counted as none. Read one byte at a
+// time too, a sequence held back over reads decodes the same.
+func TestAnswerBrokenUTF8CountsItsReplacements(t *testing.T) {
+	lim := Limits{MaxField: 16}
+	for _, bad := range []string{"\xec", "\xe2\x82", "\xf0\x90\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff"} {
+		doc := `{"nodes":[{"uuid":"` + strings.Repeat(bad, 40) + `"},{"uuid":"v","name":"é€"}]}`
+		for _, r := range []io.Reader{strings.NewReader(doc), iotest.OneByteReader(strings.NewReader(doc))} {
+			var got hostabi.ListNodesResponse
+			if err := decodeAnswer(r, lim, 1<<20, &got, nodeList(&got.Nodes)); err != nil {
+				t.Fatalf("%q: %v", bad, err)
+			}
+			n := got.Nodes[0]
+			if n.Invalid == nil || len(n.UUID) > 16+3 || len(n.UUID) < 16 || got.Nodes[1].Name != "é€" {
+				t.Fatalf("%q: %d bytes kept, marked %+v; then %+v", bad, len(n.UUID), n.Invalid, got.Nodes[1])
+			}
+		}
+	}
+	if _, err := decodeNodes(`{"error":"`+strings.Repeat("\xec", maxMessage/3+1)+`"}`, lim, 1<<20); err == nil {
+		t.Error("an error of broken UTF-8 decoding to more than 4096 bytes accepted")
 	}
 }
 

@@ -84,8 +84,9 @@ type guard struct {
 	hex        int     // hex digits of a \u escape still to come
 	cp         rune    // the \u escape's code point so far
 	high       bool    // the last character was a \u high surrogate
-	utf        [4]byte // a multi-byte UTF-8 sequence being read
+	utf        [4]byte // a multi-byte UTF-8 sequence being read, held back
 	un, uneed  int     // its bytes seen and due
+	released   []byte  // held bytes to pass on before the byte just read
 	tokLen     int     // decoded bytes of the current string, bytes of the current number
 	inNum      bool    // in a number (or literal) outside strings
 	numDigit   bool    // the number's last byte passed on is a digit
@@ -122,20 +123,32 @@ func newGuard(r io.Reader, lim Limits, lists ...string) *guard {
 
 func (g *guard) Read(p []byte) (int, error) {
 	for g.err == nil {
-		n, err := g.r.Read(p)
+		// The bytes of a UTF-8 sequence held back (utf8Byte) are passed on
+		// when it ends: the read leaves them room at the front.
+		held := g.un
+		if held >= len(p) {
+			return 0, io.ErrShortBuffer
+		}
+		n, err := g.r.Read(p[held:])
+		// w stays behind the byte being read: each byte read is passed,
+		// replaced, left out or held, and only held bytes are released.
 		w := 0
-		for i := range n {
-			if e := g.syn.step(p[i]); e != nil {
+		for _, b := range p[held : held+n] {
+			if e := g.syn.step(b); e != nil {
 				g.err = fmt.Errorf("at byte %d: %w", g.off, e)
 				return w, g.err
 			}
-			c, e := g.step(p[i])
+			c, e := g.step(b)
 			if e != nil {
 				g.err = e
 				return w, e // the decoder never sees the offending byte
 			}
 			g.off++
-			if c >= 0 { // w <= i: bytes are only ever left out or replaced
+			if len(g.released) > 0 {
+				w += copy(p[w:], g.released)
+				g.released = g.released[:0]
+			}
+			if c >= 0 {
 				p[w] = byte(c)
 				w++
 			}
@@ -252,8 +265,11 @@ func (g *guard) numByte(c byte) (int, error) {
 // it (a lone surrogate becomes U+FFFD, and is not valid UTF-8).
 func (g *guard) strByte(c byte) (int, error) {
 	if g.un > 0 && c&0xc0 != 0x80 { // a UTF-8 sequence cut short
+		n := g.un
 		g.un = 0
-		g.badUTF8()
+		if err := g.broken(g.utf[:n]); err != nil {
+			return 0, err
+		}
 	}
 	if c == '"' && !g.esc && g.hex == 0 {
 		g.endHigh()
@@ -308,13 +324,37 @@ func (g *guard) utf8Byte(c byte) (int, error) {
 	}
 	g.utf[g.un] = c
 	if g.un++; g.un < g.uneed {
-		return g.pass(c), nil
+		return -1, nil // held back until the sequence ends
 	}
 	g.un = 0
 	if !utf8.Valid(g.utf[:g.uneed]) {
-		g.badUTF8()
+		if err := g.broken(g.utf[:g.uneed-1]); err != nil {
+			return 0, err
+		}
+		return g.char(c, utf8.RuneLen(utf8.RuneError))
 	}
-	return g.char(c, g.uneed)
+	r, err := g.char(c, g.uneed)
+	if r >= 0 { // the sequence is passed on whole
+		g.released = append(g.released, g.utf[:g.uneed-1]...)
+	}
+	return r, err
+}
+
+// broken releases the held bytes of a UTF-8 sequence that is not valid:
+// the decoder makes each a U+FFFD, so each counts as one, and the string
+// may be cut between them.
+func (g *guard) broken(held []byte) error {
+	g.badUTF8()
+	for _, b := range held {
+		r, err := g.char(b, utf8.RuneLen(utf8.RuneError))
+		if err != nil {
+			return err
+		}
+		if r >= 0 {
+			g.released = append(g.released, b)
+		}
+	}
+	return nil
 }
 
 func (g *guard) badUTF8() {
