@@ -130,14 +130,11 @@ func (g *guard) Read(p []byte) (int, error) {
 			return 0, io.ErrShortBuffer
 		}
 		n, err := g.r.Read(p[held:])
+		good, bad := g.syn.scan(p[held : held+n])
 		// w stays behind the byte being read: each byte read is passed,
 		// replaced, left out or held, and only held bytes are released.
 		w := 0
-		for _, b := range p[held : held+n] {
-			if e := g.syn.step(b); e != nil {
-				g.err = fmt.Errorf("at byte %d: %w", g.off, e)
-				return w, g.err
-			}
+		for _, b := range p[held : held+good] {
 			c, e := g.step(b)
 			if e != nil {
 				g.err = e
@@ -152,6 +149,10 @@ func (g *guard) Read(p []byte) (int, error) {
 				p[w] = byte(c)
 				w++
 			}
+		}
+		if bad != nil {
+			g.err = fmt.Errorf("at byte %d: %w", g.off, bad)
+			return w, g.err
 		}
 		if err == io.EOF && !g.syn.complete() {
 			g.err = fmt.Errorf("the answer ends at byte %d, inside a value", g.off)

@@ -44,6 +44,25 @@ const (
 // needs (maxAnswerDepth), for entries the guard skips unread.
 const maxSyntaxDepth = 64
 
+// scan checks b, and returns how many of its bytes are good and what is
+// wrong with the next one, if anything.
+func (s *syntax) scan(b []byte) (int, error) {
+	for i := 0; i < len(b); i++ {
+		if s.st == synString && !s.esc && s.hex == 0 { // most of an answer
+			for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+				i++
+			}
+			if i == len(b) {
+				break
+			}
+		}
+		if err := s.step(b[i]); err != nil {
+			return i, err
+		}
+	}
+	return len(b), nil
+}
+
 func (s *syntax) step(c byte) error {
 	if s.st >= synMinus && s.st <= synExp {
 		if s.number(c) {
@@ -197,7 +216,7 @@ func (s *syntax) string(c byte) error {
 // number reads c as part of a number if it can be; false ends the number.
 func (s *syntax) number(c byte) bool {
 	digit := c >= '0' && c <= '9'
-	next := s.st
+	var next synState
 	switch {
 	case s.st == synMinus && c == '0':
 		next = synZero
