@@ -25,7 +25,7 @@ type listing struct {
 	// each decodes one record and returns how many strings it holds.
 	// bad is the record's fault the guard found (nil: none): the record
 	// is kept marked, or left out, never a reason to refuse the answer.
-	each func(dec *json.Decoder, bad func() *hostabi.Invalid) (strs int, err error)
+	each func(dec *json.Decoder, lim Limits, bad func() *hostabi.Invalid) (strs int, err error)
 }
 
 // stringCost is what each decoded string costs beyond its bytes: its
@@ -97,7 +97,7 @@ func decodeList(dec *json.Decoder, g *guard, l listing, budget int64, cost *int6
 	l.start()
 	for i := 0; dec.More(); i++ {
 		before := dec.InputOffset()
-		strs, err := l.each(dec, func() *hostabi.Invalid { return g.take(l.key, i) })
+		strs, err := l.each(dec, g.lim, func() *hostabi.Invalid { return g.take(l.key, i) })
 		if err != nil {
 			return err
 		}
@@ -161,17 +161,23 @@ func recordError(err error, bad *hostabi.Invalid) (*hostabi.Invalid, error) {
 // the wrong type refuses the answer: it might name any node); a uuid over
 // one is left out, so it proves nothing.
 func nodeList(out *[]hostabi.Node) listing {
-	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder, lim Limits, bad func() *hostabi.Invalid) (int, error) {
 		var n hostabi.Node
 		var err error
 		n.Invalid, err = recordError(dec.Decode(&n), bad())
+		if len(n.Resources) > lim.MaxTraits { // "resources" repeated: encoding/json merges the maps
+			n.Resources = nil
+			if n.Invalid == nil {
+				n.Invalid = &hostabi.Invalid{Code: hostabi.InvalidTooManyEntries, Reason: fmt.Sprintf("its \"resources\", given more than once, hold more than %d entries (plugin.max_traits)", lim.MaxTraits)}
+			}
+		}
 		*out = append(*out, n)
 		return 12 + len(n.Traits) + 2*len(n.Resources), err
 	}}
 }
 
 func instanceList(out *[]hostabi.Instance) listing {
-	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder, _ Limits, bad func() *hostabi.Invalid) (int, error) {
 		var in hostabi.Instance
 		err := dec.Decode(&in) // a value it cannot read might be the node it occupies
 		bad()
@@ -181,7 +187,7 @@ func instanceList(out *[]hostabi.Instance) listing {
 }
 
 func uuidList(key string, out *[]string) listing {
-	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder, _ Limits, bad func() *hostabi.Invalid) (int, error) {
 		var u string
 		b, err := recordError(dec.Decode(&u), bad())
 		if b == nil {

@@ -75,6 +75,7 @@ func TestAnswerPerNodeLimitsMarkTheNode(t *testing.T) {
 		{"trait over", `"traits":["CUSTOM_LONGER_NAME"]`, hostabi.InvalidFieldTooLong, `a string in "traits" is longer than 16 bytes`},
 		{"traits over", `"traits":["A","B","C",["nested",{"x":"]"}],"D"]`, hostabi.InvalidTooManyEntries, `its "traits" holds more than 2 entries (plugin.max_traits)`},
 		{"resources over", `"resources":{"A":{"total":1},"B":{"total":1},"C":{"total":1}}`, hostabi.InvalidTooManyEntries, `"resources" holds more than 2 entries`},
+		{"resources repeated", `"resources":{"A":{"total":1},"B":{"total":1}},"Resources":{"C":{"total":1}}`, hostabi.InvalidTooManyEntries, `"resources", given more than once, hold more than 2 entries`},
 		{"number over", `"resources":{"A":{"total":12345678901234567e1}}`, hostabi.InvalidFieldTooLong, `a number in "total" is longer than 16 bytes`},
 		{"number over after a dot", `"resources":{"A":{"total":1.23456789012345e10}}`, hostabi.InvalidFieldTooLong, `a number in "total"`},
 		{"bad UTF-8", "\"name\":\"a\xffb\"", hostabi.InvalidUTF8, `a string in "name" is not valid UTF-8`},
