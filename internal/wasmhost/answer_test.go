@@ -106,6 +106,18 @@ func TestAnswerPerNodeLimitsMarkTheNode(t *testing.T) {
 	}
 }
 
+// The listing's key matches as encoding/json matches it, in any case and
+// by Unicode folding ("ſ" is "s"): a record cut in "NODEſ" is marked, as
+// in "nodes", never passed on cut and unmarked.
+func TestAnswerListingKeyFoldedMarksItsRecords(t *testing.T) {
+	for _, key := range []string{"nodes", "NODES", "NODEſ"} {
+		got, err := decodeNodes(`{"`+key+`":[{"uuid":"`+strings.Repeat("a", 20)+`"}]}`, Limits{MaxField: 16}, 1<<20)
+		if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Invalid == nil || got.Nodes[0].Invalid.Code != hostabi.InvalidFieldTooLong {
+			t.Errorf("%q: %v, %+v", key, err, got.Nodes)
+		}
+	}
+}
+
 // Lengths count the decoded value: 120 é written as \u00e9 (Python's
 // default) are 240 bytes, within 255, as they are in rpb1; 128 are not.
 func TestAnswerEscapesCountTheirDecodedBytes(t *testing.T) {

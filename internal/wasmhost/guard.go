@@ -99,7 +99,8 @@ type guard struct {
 	skip int
 
 	depth  int
-	inList bool // the array at depth 2 is a listing's
+	inList bool   // the array at depth 2 is a listing's
+	list   string // that listing's key as the decoder names it, for marks
 	items  [maxAnswerDepth + 2]int
 	name   [maxAnswerDepth + 2]string // the member holding each container
 	key    [maxAnswerDepth + 2]string // the current key of each object
@@ -167,7 +168,7 @@ func (g *guard) Read(p []byte) (int, error) {
 
 // take returns (and forgets) the fault of record rec of listing list.
 func (g *guard) take(list string, rec int) *hostabi.Invalid {
-	m := mark{strings.ToLower(list), rec}
+	m := mark{list, rec}
 	bad := g.marks[m]
 	if bad != nil {
 		delete(g.marks, m)
@@ -199,7 +200,11 @@ func (g *guard) step(c byte) (int, error) {
 		d := g.depth
 		g.items[d], g.name[d], g.key[d], g.arr[d] = 1, g.key[d-1], "", c == '['
 		if d == 2 {
-			g.inList = c == '[' && g.isList(g.name[d])
+			g.list = ""
+			if c == '[' {
+				g.list = g.listKey(g.name[d])
+			}
+			g.inList = g.list != ""
 		}
 		return int(c), nil
 	case ']', '}':
@@ -220,13 +225,16 @@ func (g *guard) step(c byte) (int, error) {
 	return g.numByte(c)
 }
 
-func (g *guard) isList(key string) bool {
+// listKey returns the listing key matches as encoding/json matches it,
+// "" for none: marks are filed under it, however the answer spells it
+// ("NODES", "nodeſ").
+func (g *guard) listKey(key string) string {
 	for _, l := range g.lists {
-		if strings.EqualFold(l, key) { // as encoding/json matches
-			return true
+		if strings.EqualFold(l, key) {
+			return l
 		}
 	}
-	return false
+	return ""
 }
 
 // inRecord says whether the value being read belongs to a listing's
@@ -478,7 +486,7 @@ func (g *guard) checkItems(c byte) (int, error) {
 
 // mark records the first fault of the record being read.
 func (g *guard) mark(code, format string, args ...any) {
-	m := mark{strings.ToLower(g.name[2]), g.items[2] - 1}
+	m := mark{g.list, g.items[2] - 1}
 	if _, ok := g.marks[m]; !ok {
 		g.marks[m] = &hostabi.Invalid{Code: code, Reason: fmt.Sprintf(format, args...)}
 	}
