@@ -118,6 +118,18 @@ func TestAnswerListingKeyFoldedMarksItsRecords(t *testing.T) {
 	}
 }
 
+// plugin.max_traits caps a node's traits and resources, not the fields
+// of one resource (as in rpb1): under max_traits 2, a resource with all
+// six of its fields decodes whole, unmarked.
+func TestAnswerResourceFieldsAreNotEntries(t *testing.T) {
+	doc := `{"nodes":[{"uuid":"u","resources":{"VCPU":{"total":8,"reserved":1,"min_unit":1,"max_unit":8,"step_size":1,"allocation_ratio":2}}}]}`
+	got, err := decodeNodes(doc, Limits{MaxTraits: 2}, 1<<20)
+	want := hostabi.Resource{Total: 8, Reserved: 1, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 2}
+	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Invalid != nil || got.Nodes[0].Resources["VCPU"] != want {
+		t.Fatalf("%v, %+v", err, got.Nodes)
+	}
+}
+
 // Lengths count the decoded value: 120 é written as \u00e9 (Python's
 // default) are 240 bytes, within 255, as they are in rpb1; 128 are not.
 func TestAnswerEscapesCountTheirDecodedBytes(t *testing.T) {

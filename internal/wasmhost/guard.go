@@ -460,25 +460,26 @@ func isHex(c byte) bool {
 }
 
 // checkItems applies the entry limit of the container being read: the
-// listing (depth 2) holds records, a record's members hold traits and
-// resources (depth 4 and below); objects of fields have a fixed bound.
-// Within a record, entries over a limit are left out and the record marked.
+// listing (depth 2) holds records, a record's members (depth 4) hold
+// traits and resources; objects of fields, the answer (1), a record (3)
+// and a resource (5), have a fixed bound. Within a record, entries over
+// a limit are left out and the record marked.
 func (g *guard) checkItems(c byte) (int, error) {
 	n, d := g.items[g.depth], g.depth
 	switch {
 	case d == 2 && n > g.lim.MaxRecords:
 		return 0, g.fail("\"%s\" holds more than %d records (plugin.max_records)", Printable(g.name[d]), g.lim.MaxRecords)
-	case d >= 4 && n > g.lim.MaxTraits && g.inRecord():
+	case d == 4 && n > g.lim.MaxTraits && g.inRecord():
 		g.mark(hostabi.InvalidTooManyEntries, "its \"%s\" holds more than %d entries (plugin.max_traits)", Printable(g.name[d]), g.lim.MaxTraits)
 		g.skip = d
 		return -1, nil
-	case d >= 4 && n > g.lim.MaxTraits:
+	case d == 4 && n > g.lim.MaxTraits:
 		return 0, g.fail("a record's \"%s\" holds more than %d entries (plugin.max_traits)", Printable(g.name[d]), g.lim.MaxTraits)
-	case d == 3 && n > maxMembers && g.inRecord():
+	case (d == 3 || d == 5) && n > maxMembers && g.inRecord():
 		g.mark(hostabi.InvalidTooManyEntries, "it holds more than %d members", maxMembers)
 		g.skip = d
 		return -1, nil
-	case (d == 1 || d == 3) && n > maxMembers:
+	case (d == 1 || d == 3 || d == 5) && n > maxMembers:
 		return 0, g.fail("an object holds more than %d members", maxMembers)
 	}
 	return int(c), nil
