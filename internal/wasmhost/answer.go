@@ -47,7 +47,7 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 		return err
 	}
 	var cost int64
-	rest := map[string]json.RawMessage{}
+	var rest []byte // the other members in their order, repeats too, as encoding/json reads them
 	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
@@ -62,7 +62,7 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 				return err
 			}
 			cost += int64(len(raw))
-			rest[key] = raw
+			rest = appendMember(rest, key, raw)
 			continue
 		}
 		if seen[l.key] {
@@ -82,8 +82,19 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 	if len(rest) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(rest)
-	return json.Unmarshal(b, out)
+	return json.Unmarshal(append(rest, '}'), out)
+}
+
+// appendMember appends "key":raw to the object being built in b.
+func appendMember(b []byte, key string, raw json.RawMessage) []byte {
+	if len(b) == 0 {
+		b = append(b, '{')
+	} else {
+		b = append(b, ',')
+	}
+	k, _ := json.Marshal(key)
+	b = append(append(b, k...), ':')
+	return append(b, raw...)
 }
 
 func decodeList(dec *json.Decoder, g *guard, l listing, budget int64, cost *int64) error {

@@ -130,6 +130,21 @@ func TestAnswerResourceFieldsAreNotEntries(t *testing.T) {
 	}
 }
 
+// The answer's other members decode as encoding/json reads them, in
+// their order, repeats too: a null after a value keeps the value, and the
+// last of "error" and "Error" wins (CI's fuzz found the first: a map of
+// members kept the null alone).
+func TestAnswerRepeatedMembersReadAsEncodingJSON(t *testing.T) {
+	for _, doc := range []string{`{"error":"0","error":null}`, `{"error":"a","Error":"b"}`, `{"Error":"b","error":"a"}`,
+		`{"complete":true,"nodes":[],"complete":false}`} {
+		got, err := decodeNodes(doc, Limits{}, 1<<20)
+		var want hostabi.ListNodesResponse
+		if jerr := json.Unmarshal([]byte(doc), &want); err != nil || jerr != nil || got.Error != want.Error || got.Complete != want.Complete {
+			t.Errorf("%s: streamed %+v (%v), encoding/json %+v", doc, got, err, want)
+		}
+	}
+}
+
 // Lengths count the decoded value: 120 é written as \u00e9 (Python's
 // default) are 240 bytes, within 255, as they are in rpb1; 128 are not.
 func TestAnswerEscapesCountTheirDecodedBytes(t *testing.T) {
