@@ -11,8 +11,11 @@ trap 'rm -f "$log"' EXIT
 # own module, and -fuzz works only on packages of the main module.
 modroot() { local d=$1; while [ ! -f "$d/go.mod" ]; do d=$(dirname "$d"); done; echo "$d"; }
 
-# fuzz runs target $name of package $rel in module $root into $log.
-fuzz() { go -C "$root" test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "./${rel#/}" >"$log" 2>&1; }
+# fuzz runs target $name of package $rel in module $root into $log. Go
+# minimizes each new interesting input for up to 60 s, fuzzing nothing
+# meanwhile; 10 s leaves a long run its time (FuzzProject over 120 s:
+# 2.3 million inputs, against 23,000 in 100 s under the default).
+fuzz() { go -C "$root" test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" -fuzzminimizetime 10s "./${rel#/}" >"$log" 2>&1; }
 
 # spurious says why the failed run in $log is the fuzzer's own failure
 # under load, not a finding, and fails (saying why on stderr) when it may
