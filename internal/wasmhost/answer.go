@@ -25,7 +25,7 @@ type listing struct {
 	// each decodes one record and returns how many strings it holds.
 	// bad is the record's fault the guard found (nil: none): the record
 	// is kept marked, or left out, never a reason to refuse the answer.
-	each func(dec *json.Decoder, bad func() *hostabi.Invalid) (strs int, err error)
+	each func(dec *json.Decoder, lim Limits, bad func() *hostabi.Invalid) (strs int, err error)
 }
 
 // stringCost is what each decoded string costs beyond its bytes: its
@@ -47,7 +47,7 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 		return err
 	}
 	var cost int64
-	rest := map[string]json.RawMessage{}
+	var rest []byte // the other members in their order, repeats too, as encoding/json reads them
 	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
@@ -62,7 +62,7 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 				return err
 			}
 			cost += int64(len(raw))
-			rest[key] = raw
+			rest = appendMember(rest, key, raw)
 			continue
 		}
 		if seen[l.key] {
@@ -82,8 +82,19 @@ func decodeAnswer(r io.Reader, lim Limits, budget int64, out any, lists ...listi
 	if len(rest) == 0 {
 		return nil
 	}
-	b, _ := json.Marshal(rest)
-	return json.Unmarshal(b, out)
+	return json.Unmarshal(append(rest, '}'), out)
+}
+
+// appendMember appends "key":raw to the object being built in b.
+func appendMember(b []byte, key string, raw json.RawMessage) []byte {
+	if len(b) == 0 {
+		b = append(b, '{')
+	} else {
+		b = append(b, ',')
+	}
+	k, _ := json.Marshal(key)
+	b = append(append(b, k...), ':')
+	return append(b, raw...)
 }
 
 func decodeList(dec *json.Decoder, g *guard, l listing, budget int64, cost *int64) error {
@@ -97,7 +108,7 @@ func decodeList(dec *json.Decoder, g *guard, l listing, budget int64, cost *int6
 	l.start()
 	for i := 0; dec.More(); i++ {
 		before := dec.InputOffset()
-		strs, err := l.each(dec, func() *hostabi.Invalid { return g.take(l.key, i) })
+		strs, err := l.each(dec, g.lim, func() *hostabi.Invalid { return g.take(l.key, i) })
 		if err != nil {
 			return err
 		}
@@ -161,17 +172,23 @@ func recordError(err error, bad *hostabi.Invalid) (*hostabi.Invalid, error) {
 // the wrong type refuses the answer: it might name any node); a uuid over
 // one is left out, so it proves nothing.
 func nodeList(out *[]hostabi.Node) listing {
-	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{"nodes", func() { *out = []hostabi.Node{} }, func(dec *json.Decoder, lim Limits, bad func() *hostabi.Invalid) (int, error) {
 		var n hostabi.Node
 		var err error
 		n.Invalid, err = recordError(dec.Decode(&n), bad())
+		if len(n.Resources) > lim.MaxTraits { // "resources" repeated: encoding/json merges the maps
+			n.Resources = nil
+			if n.Invalid == nil {
+				n.Invalid = &hostabi.Invalid{Code: hostabi.InvalidTooManyEntries, Reason: fmt.Sprintf("its \"resources\", given more than once, hold more than %d entries (plugin.max_traits)", lim.MaxTraits)}
+			}
+		}
 		*out = append(*out, n)
 		return 12 + len(n.Traits) + 2*len(n.Resources), err
 	}}
 }
 
 func instanceList(out *[]hostabi.Instance) listing {
-	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{"instances", func() { *out = []hostabi.Instance{} }, func(dec *json.Decoder, _ Limits, bad func() *hostabi.Invalid) (int, error) {
 		var in hostabi.Instance
 		err := dec.Decode(&in) // a value it cannot read might be the node it occupies
 		bad()
@@ -181,7 +198,7 @@ func instanceList(out *[]hostabi.Instance) listing {
 }
 
 func uuidList(key string, out *[]string) listing {
-	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder, _ Limits, bad func() *hostabi.Invalid) (int, error) {
 		var u string
 		b, err := recordError(dec.Decode(&u), bad())
 		if b == nil {

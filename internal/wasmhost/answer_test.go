@@ -2,9 +2,11 @@ package wasmhost
 
 import (
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -73,6 +75,7 @@ func TestAnswerPerNodeLimitsMarkTheNode(t *testing.T) {
 		{"trait over", `"traits":["CUSTOM_LONGER_NAME"]`, hostabi.InvalidFieldTooLong, `a string in "traits" is longer than 16 bytes`},
 		{"traits over", `"traits":["A","B","C",["nested",{"x":"]"}],"D"]`, hostabi.InvalidTooManyEntries, `its "traits" holds more than 2 entries (plugin.max_traits)`},
 		{"resources over", `"resources":{"A":{"total":1},"B":{"total":1},"C":{"total":1}}`, hostabi.InvalidTooManyEntries, `"resources" holds more than 2 entries`},
+		{"resources repeated", `"resources":{"A":{"total":1},"B":{"total":1}},"Resources":{"C":{"total":1}}`, hostabi.InvalidTooManyEntries, `"resources", given more than once, hold more than 2 entries`},
 		{"number over", `"resources":{"A":{"total":12345678901234567e1}}`, hostabi.InvalidFieldTooLong, `a number in "total" is longer than 16 bytes`},
 		{"number over after a dot", `"resources":{"A":{"total":1.23456789012345e10}}`, hostabi.InvalidFieldTooLong, `a number in "total"`},
 		{"bad UTF-8", "\"name\":\"a\xffb\"", hostabi.InvalidUTF8, `a string in "name" is not valid UTF-8`},
@@ -100,6 +103,45 @@ func TestAnswerPerNodeLimitsMarkTheNode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The listing's key matches as encoding/json matches it, in any case and
+// by Unicode folding ("ſ" is "s"): a record cut in "NODEſ" is marked, as
+// in "nodes", never passed on cut and unmarked.
+func TestAnswerListingKeyFoldedMarksItsRecords(t *testing.T) {
+	for _, key := range []string{"nodes", "NODES", "NODEſ"} {
+		got, err := decodeNodes(`{"`+key+`":[{"uuid":"`+strings.Repeat("a", 20)+`"}]}`, Limits{MaxField: 16}, 1<<20)
+		if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Invalid == nil || got.Nodes[0].Invalid.Code != hostabi.InvalidFieldTooLong {
+			t.Errorf("%q: %v, %+v", key, err, got.Nodes)
+		}
+	}
+}
+
+// plugin.max_traits caps a node's traits and resources, not the fields
+// of one resource (as in rpb1): under max_traits 2, a resource with all
+// six of its fields decodes whole, unmarked.
+func TestAnswerResourceFieldsAreNotEntries(t *testing.T) {
+	doc := `{"nodes":[{"uuid":"u","resources":{"VCPU":{"total":8,"reserved":1,"min_unit":1,"max_unit":8,"step_size":1,"allocation_ratio":2}}}]}`
+	got, err := decodeNodes(doc, Limits{MaxTraits: 2}, 1<<20)
+	want := hostabi.Resource{Total: 8, Reserved: 1, MinUnit: 1, MaxUnit: 8, StepSize: 1, AllocationRatio: 2}
+	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Invalid != nil || got.Nodes[0].Resources["VCPU"] != want {
+		t.Fatalf("%v, %+v", err, got.Nodes)
+	}
+}
+
+// The answer's other members decode as encoding/json reads them, in
+// their order, repeats too: a null after a value keeps the value, and the
+// last of "error" and "Error" wins (CI's fuzz found the first: a map of
+// members kept the null alone).
+func TestAnswerRepeatedMembersReadAsEncodingJSON(t *testing.T) {
+	for _, doc := range []string{`{"error":"0","error":null}`, `{"error":"a","Error":"b"}`, `{"Error":"b","error":"a"}`,
+		`{"complete":true,"nodes":[],"complete":false}`} {
+		got, err := decodeNodes(doc, Limits{}, 1<<20)
+		var want hostabi.ListNodesResponse
+		if jerr := json.Unmarshal([]byte(doc), &want); err != nil || jerr != nil || got.Error != want.Error || got.Complete != want.Complete {
+			t.Errorf("%s: streamed %+v (%v), encoding/json %+v", doc, got, err, want)
+		}
 	}
 }
 
@@ -141,6 +183,31 @@ func TestAnswerGiantStringIsCutShort(t *testing.T) {
 	}
 	if len(got.Nodes) != 2 || got.Nodes[1].UUID != "v" {
 		t.Fatalf("%+v", got.Nodes)
+	}
+}
+
+// Broken UTF-8 counts as what encoding/json makes of it, a U+FFFD of 3
+// bytes for each of its bytes: a string of them is cut at the limit, and
+// the answer's own string refused over its. CI's fuzz found 7 bytes of
+// \xec (each a sequence cut short) counted as none. Read one byte at a
+// time too, a sequence held back over reads decodes the same.
+func TestAnswerBrokenUTF8CountsItsReplacements(t *testing.T) {
+	lim := Limits{MaxField: 16}
+	for _, bad := range []string{"\xec", "\xe2\x82", "\xf0\x90\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff"} {
+		doc := `{"nodes":[{"uuid":"` + strings.Repeat(bad, 40) + `"},{"uuid":"v","name":"é€"}]}`
+		for _, r := range []io.Reader{strings.NewReader(doc), iotest.OneByteReader(strings.NewReader(doc))} {
+			var got hostabi.ListNodesResponse
+			if err := decodeAnswer(r, lim, 1<<20, &got, nodeList(&got.Nodes)); err != nil {
+				t.Fatalf("%q: %v", bad, err)
+			}
+			n := got.Nodes[0]
+			if n.Invalid == nil || len(n.UUID) > 16+3 || len(n.UUID) < 16 || got.Nodes[1].Name != "é€" {
+				t.Fatalf("%q: %d bytes kept, marked %+v; then %+v", bad, len(n.UUID), n.Invalid, got.Nodes[1])
+			}
+		}
+	}
+	if _, err := decodeNodes(`{"error":"`+strings.Repeat("\xec", maxMessage/3+1)+`"}`, lim, 1<<20); err == nil {
+		t.Error("an error of broken UTF-8 decoding to more than 4096 bytes accepted")
 	}
 }
 

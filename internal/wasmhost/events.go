@@ -120,7 +120,7 @@ func askedSet(uuids []string) map[string]bool {
 // (a string too long, too many entries) is kept as unreadable, naming
 // the fault: it may have named any node, so it names none.
 func mappedList(out *[]hostabi.MappedEvent) listing {
-	return listing{"events", func() { *out = []hostabi.MappedEvent{} }, func(dec *json.Decoder, bad func() *hostabi.Invalid) (int, error) {
+	return listing{"events", func() { *out = []hostabi.MappedEvent{} }, func(dec *json.Decoder, _ Limits, bad func() *hostabi.Invalid) (int, error) {
 		var e hostabi.MappedEvent
 		invalid, err := recordError(dec.Decode(&e), bad())
 		if invalid != nil {

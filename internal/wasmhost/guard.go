@@ -84,8 +84,9 @@ type guard struct {
 	hex        int     // hex digits of a \u escape still to come
 	cp         rune    // the \u escape's code point so far
 	high       bool    // the last character was a \u high surrogate
-	utf        [4]byte // a multi-byte UTF-8 sequence being read
+	utf        [4]byte // a multi-byte UTF-8 sequence being read, held back
 	un, uneed  int     // its bytes seen and due
+	released   []byte  // held bytes to pass on before the byte just read
 	tokLen     int     // decoded bytes of the current string, bytes of the current number
 	inNum      bool    // in a number (or literal) outside strings
 	numDigit   bool    // the number's last byte passed on is a digit
@@ -98,7 +99,8 @@ type guard struct {
 	skip int
 
 	depth  int
-	inList bool // the array at depth 2 is a listing's
+	inList bool   // the array at depth 2 is a listing's
+	list   string // that listing's key as the decoder names it, for marks
 	items  [maxAnswerDepth + 2]int
 	name   [maxAnswerDepth + 2]string // the member holding each container
 	key    [maxAnswerDepth + 2]string // the current key of each object
@@ -122,17 +124,29 @@ func newGuard(r io.Reader, lim Limits, lists ...string) *guard {
 
 func (g *guard) Read(p []byte) (int, error) {
 	for g.err == nil {
-		n, err := g.r.Read(p)
-		good, bad := g.syn.scan(p[:n])
+		// The bytes of a UTF-8 sequence held back (utf8Byte) are passed on
+		// when it ends: the read leaves them room at the front.
+		held := g.un
+		if held >= len(p) {
+			return 0, io.ErrShortBuffer
+		}
+		n, err := g.r.Read(p[held:])
+		good, bad := g.syn.scan(p[held : held+n])
+		// w stays behind the byte being read: each byte read is passed,
+		// replaced, left out or held, and only held bytes are released.
 		w := 0
-		for i := range good {
-			c, e := g.step(p[i])
+		for _, b := range p[held : held+good] {
+			c, e := g.step(b)
 			if e != nil {
 				g.err = e
 				return w, e // the decoder never sees the offending byte
 			}
 			g.off++
-			if c >= 0 { // w <= i: bytes are only ever left out or replaced
+			if len(g.released) > 0 {
+				w += copy(p[w:], g.released)
+				g.released = g.released[:0]
+			}
+			if c >= 0 {
 				p[w] = byte(c)
 				w++
 			}
@@ -154,7 +168,7 @@ func (g *guard) Read(p []byte) (int, error) {
 
 // take returns (and forgets) the fault of record rec of listing list.
 func (g *guard) take(list string, rec int) *hostabi.Invalid {
-	m := mark{strings.ToLower(list), rec}
+	m := mark{list, rec}
 	bad := g.marks[m]
 	if bad != nil {
 		delete(g.marks, m)
@@ -186,7 +200,11 @@ func (g *guard) step(c byte) (int, error) {
 		d := g.depth
 		g.items[d], g.name[d], g.key[d], g.arr[d] = 1, g.key[d-1], "", c == '['
 		if d == 2 {
-			g.inList = c == '[' && g.isList(g.name[d])
+			g.list = ""
+			if c == '[' {
+				g.list = g.listKey(g.name[d])
+			}
+			g.inList = g.list != ""
 		}
 		return int(c), nil
 	case ']', '}':
@@ -207,13 +225,16 @@ func (g *guard) step(c byte) (int, error) {
 	return g.numByte(c)
 }
 
-func (g *guard) isList(key string) bool {
+// listKey returns the listing key matches as encoding/json matches it,
+// "" for none: marks are filed under it, however the answer spells it
+// ("NODES", "nodeſ").
+func (g *guard) listKey(key string) string {
 	for _, l := range g.lists {
-		if strings.EqualFold(l, key) { // as encoding/json matches
-			return true
+		if strings.EqualFold(l, key) {
+			return l
 		}
 	}
-	return false
+	return ""
 }
 
 // inRecord says whether the value being read belongs to a listing's
@@ -253,8 +274,11 @@ func (g *guard) numByte(c byte) (int, error) {
 // it (a lone surrogate becomes U+FFFD, and is not valid UTF-8).
 func (g *guard) strByte(c byte) (int, error) {
 	if g.un > 0 && c&0xc0 != 0x80 { // a UTF-8 sequence cut short
+		n := g.un
 		g.un = 0
-		g.badUTF8()
+		if err := g.broken(g.utf[:n]); err != nil {
+			return 0, err
+		}
 	}
 	if c == '"' && !g.esc && g.hex == 0 {
 		g.endHigh()
@@ -309,13 +333,37 @@ func (g *guard) utf8Byte(c byte) (int, error) {
 	}
 	g.utf[g.un] = c
 	if g.un++; g.un < g.uneed {
-		return g.pass(c), nil
+		return -1, nil // held back until the sequence ends
 	}
 	g.un = 0
 	if !utf8.Valid(g.utf[:g.uneed]) {
-		g.badUTF8()
+		if err := g.broken(g.utf[:g.uneed-1]); err != nil {
+			return 0, err
+		}
+		return g.char(c, utf8.RuneLen(utf8.RuneError))
 	}
-	return g.char(c, g.uneed)
+	r, err := g.char(c, g.uneed)
+	if r >= 0 { // the sequence is passed on whole
+		g.released = append(g.released, g.utf[:g.uneed-1]...)
+	}
+	return r, err
+}
+
+// broken releases the held bytes of a UTF-8 sequence that is not valid:
+// the decoder makes each a U+FFFD, so each counts as one, and the string
+// may be cut between them.
+func (g *guard) broken(held []byte) error {
+	g.badUTF8()
+	for _, b := range held {
+		r, err := g.char(b, utf8.RuneLen(utf8.RuneError))
+		if err != nil {
+			return err
+		}
+		if r >= 0 {
+			g.released = append(g.released, b)
+		}
+	}
+	return nil
 }
 
 func (g *guard) badUTF8() {
@@ -412,25 +460,26 @@ func isHex(c byte) bool {
 }
 
 // checkItems applies the entry limit of the container being read: the
-// listing (depth 2) holds records, a record's members hold traits and
-// resources (depth 4 and below); objects of fields have a fixed bound.
-// Within a record, entries over a limit are left out and the record marked.
+// listing (depth 2) holds records, a record's members (depth 4) hold
+// traits and resources; objects of fields, the answer (1), a record (3)
+// and a resource (5), have a fixed bound. Within a record, entries over
+// a limit are left out and the record marked.
 func (g *guard) checkItems(c byte) (int, error) {
 	n, d := g.items[g.depth], g.depth
 	switch {
 	case d == 2 && n > g.lim.MaxRecords:
 		return 0, g.fail("\"%s\" holds more than %d records (plugin.max_records)", Printable(g.name[d]), g.lim.MaxRecords)
-	case d >= 4 && n > g.lim.MaxTraits && g.inRecord():
+	case d == 4 && n > g.lim.MaxTraits && g.inRecord():
 		g.mark(hostabi.InvalidTooManyEntries, "its \"%s\" holds more than %d entries (plugin.max_traits)", Printable(g.name[d]), g.lim.MaxTraits)
 		g.skip = d
 		return -1, nil
-	case d >= 4 && n > g.lim.MaxTraits:
+	case d == 4 && n > g.lim.MaxTraits:
 		return 0, g.fail("a record's \"%s\" holds more than %d entries (plugin.max_traits)", Printable(g.name[d]), g.lim.MaxTraits)
-	case d == 3 && n > maxMembers && g.inRecord():
+	case (d == 3 || d == 5) && n > maxMembers && g.inRecord():
 		g.mark(hostabi.InvalidTooManyEntries, "it holds more than %d members", maxMembers)
 		g.skip = d
 		return -1, nil
-	case (d == 1 || d == 3) && n > maxMembers:
+	case (d == 1 || d == 3 || d == 5) && n > maxMembers:
 		return 0, g.fail("an object holds more than %d members", maxMembers)
 	}
 	return int(c), nil
@@ -438,7 +487,7 @@ func (g *guard) checkItems(c byte) (int, error) {
 
 // mark records the first fault of the record being read.
 func (g *guard) mark(code, format string, args ...any) {
-	m := mark{strings.ToLower(g.name[2]), g.items[2] - 1}
+	m := mark{g.list, g.items[2] - 1}
 	if _, ok := g.marks[m]; !ok {
 		g.marks[m] = &hostabi.Invalid{Code: code, Reason: fmt.Sprintf(format, args...)}
 	}
