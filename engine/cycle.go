@@ -176,12 +176,11 @@ func (c *cycle) observe(ctx context.Context, req hostabi.ListNodesRequest) (list
 // neither sent nor recorded), counts the reservations and reports the
 // nodes DesiredState left out.
 func (c *cycle) takeDesired(desired []Desired, problems []Problem) {
-	for i, d := range desired {
-		if !c.names.anyUnknown() {
-			break // none to drop (the usual case): no lock and lookup per trait
-		}
-		if slices.ContainsFunc(d.Traits, c.names.isUnknown) { // shared slices: clone first
-			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), c.names.isUnknown)
+	if c.names.anyUnknown() { // none to drop, the usual case: no lock and lookup per trait
+		for i, d := range desired {
+			if slices.ContainsFunc(d.Traits, c.names.isUnknown) { // shared slices: clone first
+				desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), c.names.isUnknown)
+			}
 		}
 	}
 	c.r.Reserved = map[string]int{}

@@ -54,8 +54,10 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 		if j >= 0 {
 			k = s.providers.slots[j].k
 		}
-		isListed := gens != nil && gens[i] != "" // the listing refuses an empty generation
-		if gens == nil {
+		var isListed bool
+		if gens != nil {
+			isListed = gens[i] != "" // the listing refuses an empty generation
+		} else {
 			_, isListed = listed[d.UUID]
 		}
 		add := !isListed && !k.Pending

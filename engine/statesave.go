@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"maps"
-	"slices"
 )
 
 // encodeState writes f as json.Marshal would, byte for byte, but one
@@ -78,25 +76,21 @@ func (e *stateEncoder) value(v any) {
 	}
 }
 
-// providers writes the map in json.Marshal's order (keys sorted).
+// providers writes the map in json.Marshal's order (keys sorted), as
+// Save writes the state's entries.
 func (e *stateEncoder) providers(m map[string]known) {
 	if m == nil {
 		e.raw("null")
 		return
 	}
-	e.raw("{")
-	for i, k := range slices.Sorted(maps.Keys(m)) {
-		if i > 0 {
-			e.raw(",")
-		}
-		e.value(k)
-		e.raw(":")
-		e.value(m[k])
+	es := newEntries()
+	for u, k := range m {
+		es.put(u, k)
 	}
-	e.raw("}")
+	e.entries(&es)
 }
 
-// entries writes es as providers writes a map of them.
+// entries writes es as json.Marshal writes a map of them (keys sorted).
 func (e *stateEncoder) entries(es *entries) {
 	e.raw("{")
 	for i, u := range es.sorted() {
