@@ -54,6 +54,7 @@ func decodeProviders(r io.Reader, names bool, each func(Provider) error) error {
 type generations struct {
 	shared       map[string]Generation // nil: not looked up any more
 	hits, misses int                   // misses: new ones once the table is full
+	strs         *arena                // where new ones are copied; nil: a string each
 }
 
 const maxShared = 4096 // distinct generations shared per listing
@@ -62,17 +63,24 @@ func newGenerations() *generations { return &generations{shared: map[string]Gene
 
 func (g *generations) of(v []byte) Generation {
 	if g.shared == nil {
-		return Generation(v)
+		return g.copy(v)
 	}
 	if s, ok := g.shared[string(v)]; ok {
 		g.hits++
 		return s
 	}
-	s := Generation(v)
+	s := g.copy(v)
 	if len(g.shared) < maxShared {
 		g.shared[string(s)] = s
 	} else if g.misses++; g.misses > maxShared && g.hits < g.misses {
 		g.shared = nil
 	}
 	return s
+}
+
+func (g *generations) copy(v []byte) Generation {
+	if g.strs == nil {
+		return Generation(v)
+	}
+	return Generation(g.strs.string(v))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -24,6 +25,7 @@ type scanner struct {
 	buf      []byte
 	pos, end int
 	eof      bool
+	strs     arena // the strings read (listscan.go)
 }
 
 // errShort is a step cut by the end of what was read so far.
@@ -141,34 +143,44 @@ func (s *scanner) str() (raw []byte, escaped bool, err error) {
 	if err := s.expect('"'); err != nil {
 		return nil, false, err
 	}
-	b, i := s.buf[:s.end], s.pos
+	end, escaped, err := stringEnd(s.buf[:s.end], s.pos)
+	if err != nil {
+		return nil, false, err
+	}
+	raw, s.pos = s.buf[s.pos-1:end], end
+	return raw, escaped, nil
+}
+
+// stringEnd checks the string whose body starts at b[i] (after its
+// opening quote) and returns the index after its closing quote, and
+// whether it has escapes.
+func stringEnd(b []byte, i int) (end int, escaped bool, err error) {
 	for {
 		i = plain(b, i)
 		for i < len(b) && b[i] >= ' ' && b[i] < utf8.RuneSelf && b[i] != '"' && b[i] != '\\' {
 			i++
 		}
 		if i >= len(b) {
-			return nil, false, errShort
+			return 0, false, errShort
 		}
 		switch c := b[i]; {
 		case c == '"':
-			raw, s.pos = b[s.pos-1:i+1], i+1
-			return raw, escaped, nil
+			return i + 1, escaped, nil
 		case c == '\\':
 			n, err := escape(b[i:])
 			if err != nil {
-				return nil, false, err
+				return 0, false, err
 			}
 			i, escaped = i+n, true
 		case c < ' ':
-			return nil, false, fmt.Errorf("malformed provider list: control character %q in a string", c)
+			return 0, false, fmt.Errorf("malformed provider list: control character %q in a string", c)
 		default:
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {
 				if !utf8.FullRune(b[i:]) {
-					return nil, false, errShort
+					return 0, false, errShort
 				}
-				return nil, false, fmt.Errorf("malformed provider list: invalid UTF-8 in a string")
+				return 0, false, fmt.Errorf("malformed provider list: invalid UTF-8 in a string")
 			}
 			i += n
 		}
@@ -177,14 +189,16 @@ func (s *scanner) str() (raw []byte, escaped bool, err error) {
 
 // plain skips, eight bytes at a time, the bytes from i that need no
 // look in a string: ASCII, not a control character, quote or backslash.
+// In a word that holds one, the lowest byte flagged is the first such
+// byte (a borrow only flags bytes above it), so it stops right there.
 func plain(b []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		quote, slash := x^(ones*'"'), x^(ones*'\\')
-		special := (x-ones*' ')&^x | (quote-ones)&^quote | (slash-ones)&^slash | x
-		if special&highs != 0 {
-			break
+		special := ((x-ones*' ')&^x | (quote-ones)&^quote | (slash-ones)&^slash | x) & highs
+		if special != 0 {
+			return i + bits.TrailingZeros64(special)/8
 		}
 	}
 	return i
@@ -394,7 +408,7 @@ func (s *scanner) text() (v string, null bool, err error) {
 		return "", false, err
 	}
 	if !escaped {
-		return string(raw[1 : len(raw)-1]), false, nil
+		return s.strs.string(raw[1 : len(raw)-1]), false, nil
 	}
 	b, err := jsontext.AppendUnquote(nil, raw)
 	return string(b), false, err
@@ -448,6 +462,7 @@ func (s *scanner) providers(names bool, each func(Provider) error) error {
 		return err
 	})
 	gens := newGenerations()
+	gens.strs = &s.strs
 	for err == nil && !done {
 		var p Provider
 		err = s.step(func() (err error) {
@@ -509,7 +524,7 @@ func (s *scanner) member(p *Provider, name []byte, names bool, gens *generations
 			key = "parent_provider_uuid"
 		}
 		if !names {
-			return key, s.skip(3)
+			return key, s.skipMember(3)
 		}
 		v, null, err := s.text()
 		switch {
@@ -534,5 +549,5 @@ func (s *scanner) member(p *Provider, name []byte, names bool, gens *generations
 		}
 		return "generation", fmt.Errorf("placement: missing generation")
 	}
-	return "member", s.skip(3)
+	return "member", s.skipMember(3)
 }
