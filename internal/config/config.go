@@ -41,14 +41,15 @@ type Config struct {
 
 // Engine is the [engine] table: identity, pacing and deletion rules.
 type Engine struct {
-	ID          string   `toml:"id"`
-	Interval    Duration `toml:"interval"`
-	Concurrency int      `toml:"concurrency"`
-	MaxAttempts int      `toml:"max_attempts"`
-	StateFile   string   `toml:"state_file"`
-	DeleteGrace Duration `toml:"delete_grace"`
-	DeleteLimit float64  `toml:"delete_limit"`
-	StopTimeout Duration `toml:"stop_timeout"`
+	ID          string    `toml:"id"`
+	Interval    Duration  `toml:"interval"`
+	Concurrency int       `toml:"concurrency"`
+	MaxAttempts int       `toml:"max_attempts"`
+	StateFile   string    `toml:"state_file"`
+	DeleteGrace Duration  `toml:"delete_grace"`
+	DeleteLimit float64   `toml:"delete_limit"`
+	StopTimeout Duration  `toml:"stop_timeout"`
+	MemoryLimit SoftLimit `toml:"memory_limit"`
 }
 
 // Scope is the [scope] table: the shards and conductor groups managed.

@@ -67,7 +67,31 @@ func TestDerive(t *testing.T) {
 
 func TestApplyLeavesGOMEMLIMIT(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	if r := Apply(0); r.Limit != 0 || r.Why != "GOMEMLIMIT is set" {
+	if r := Apply(Auto, 0); r.Limit != 0 || r.Why != "GOMEMLIMIT is set" {
 		t.Errorf("%+v", r)
+	}
+}
+
+// The configured limit wins; Auto is the cgroup's share inside a cgroup
+// limit and Default outside one; None sets nothing.
+func TestChoose(t *testing.T) {
+	cases := []struct {
+		name                       string
+		configured, cgroup, plugin int64
+		limit                      int64
+		from                       string
+	}{
+		{"auto, no cgroup", Auto, 0, 256 << 20, Default, "default"},
+		{"auto, cgroup 1 GiB", Auto, 1 << 30, 256 << 20, 966367641 - 256<<20, "cgroup"},
+		{"auto, cgroup too small", Auto, 300 << 20, 256 << 20, 0, ""},
+		{"configured, no cgroup", 300 << 20, 0, 256 << 20, 300 << 20, "config"},
+		{"configured, cgroup", 100 << 20, 1 << 30, 256 << 20, 100 << 20, "config"},
+		{"none", None, 1 << 30, 256 << 20, 0, ""},
+	}
+	for _, c := range cases {
+		r := Choose(c.configured, c.cgroup, c.plugin)
+		if r.Limit != c.limit || r.From != c.from || (r.Limit == 0) != (r.Why != "") {
+			t.Errorf("%s: %+v, want limit %d from %q", c.name, r, c.limit, c.from)
+		}
 	}
 }
