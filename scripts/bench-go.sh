@@ -5,6 +5,11 @@
 # abi/native <= 1.2), which cmd/rpbench turns into the summary's rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# mark says when the next run starts, its load, and its command, on the
+# line cmd/rpbench stamps that run's rows with ("# run DATE, load L: CMD").
+mark() {
+	echo "# run $(date -u '+%Y-%m-%d %H:%M'), load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'): $*"
+}
 echo
 echo "## go test benchmarks"
 echo
@@ -12,12 +17,15 @@ echo "Command: \`go test -run '^\$' -bench . -benchtime 3x -count 3\` in each pa
 echo
 echo '```'
 for pkg in ./engine/placement github.com/rpengine/rpengine/hostabi/... ./plugins/fake ./plugins/ironic/...; do
+	mark "RPENGINE_PLUGIN_DIR=\$PWD/build/plugins go test -run '^\$' -bench . -skip HugeListing -benchtime 3x -count 3 $pkg"
 	RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench . -skip HugeListing -benchtime 3x -count 3 -timeout 30m $pkg 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 done
 # A listing past the caps: bytes and allocations, which one run gives
 # (each run parses 262,144 providers, seconds apiece).
+mark "go test -run '^\$' -bench HugeListing -benchtime 3x -count 1 ./engine/placement"
 go test -run '^$' -bench HugeListing -benchtime 3x -count 1 -timeout 30m ./engine/placement 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 # The ABI's own codec, binary records against JSON (no plugin involved).
+mark "go test -run '^\$' -bench Records10k -benchtime 20x -count 3 ./internal/wasmhost"
 go test -run '^$' -bench 'Records10k' -benchtime 20x -count 3 ./internal/wasmhost 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 echo '```'
 echo
@@ -35,5 +43,6 @@ fi
 echo "VMware plugin, 100 clusters x 20 hosts from vcsim, Wasm against native ($rounds run(s), each starting a 2,000-host vcsim, about 2 minutes); its ceiling rows are the wasm/native ratios it reports (of wall and of CPU time), or that of its wasm and native ns/op:"
 echo
 echo '```'
+mark "RPENGINE_PLUGIN_DIR=\$PWD/build/plugins go test -run '^\$' -bench '$benches' -benchtime 1x -count $rounds ./plugins/vmware"
 RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench "$benches" -benchtime 1x -count $rounds -timeout 60m ./plugins/vmware 2>&1 | grep -E '^(Benchmark|ok|FAIL|---|    )' || true
 echo '```'

@@ -5,16 +5,24 @@
 # and rpbench run-measured, whose maxrss is the larger of the engine and its
 # plugin host. With GONE=1 it then runs the row "every node gone at the
 # source" (nodes = 0, same state file). Prints wall, peak RSS, CPU and the
-# load average. Needs `make build plugins`.
+# load average. Needs `make build plugins`. ENGINE names another engine
+# binary (the code before a change, say: rounds of both, interleaved);
+# RPBENCH a built cmd/rpbench (else it is built here).
 #
 #	scripts/cold-rss.sh [NODES]        # default 100000
+#	ENGINE=/tmp/old-engine scripts/cold-rss.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD nodes=${1:-100000}
-go build -o build/rpbench ./cmd/rpbench
+engine=${ENGINE:-$root/bin/engine}
+rpbench=${RPBENCH:-}
+if [ -z "$rpbench" ]; then
+	go build -o build/rpbench ./cmd/rpbench
+	rpbench=$root/build/rpbench
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-coproc FAKE { exec "$root/build/rpbench" fake-placement; }
+coproc FAKE { exec "$rpbench" fake-placement; }
 read -r url <&"${FAKE[0]}"
 config() {
 	cat >"$dir/config.toml" <<C
@@ -38,7 +46,7 @@ C
 measure() {
 	local l0 out
 	l0=$(cut -d' ' -f1 /proc/loadavg)
-	out=$(cd "$dir" && "$root/build/rpbench" run-measured "$root/bin/engine" once --config "$dir/config.toml")
+	out=$(cd "$dir" && "$rpbench" run-measured "$engine" once --config "$dir/config.toml")
 	echo "$out" | awk -v what="$1" -v l0="$l0" -v l1="$(cut -d' ' -f1 /proc/loadavg)" \
 		'{ printf "%s: wall %.1f s, peak RSS %.0f MB, CPU %.1f s (engine and plugin host), load %s..%s\n", what, $1/1e9, $2/1e6, $3/1e9, l0, l1 }'
 }

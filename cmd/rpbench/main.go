@@ -142,12 +142,21 @@ func run(o options) error {
 	return f.Sync()
 }
 
-func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
-	var rows []bench.Row
+// adder takes rows measured now by the command that measures them again.
+type adder func(command string, r ...bench.Row)
+
+// rerun is the rpbench command that measures one part again: flags given
+// after the defaults that switch every part off override them.
+func rerun(flags string) string {
+	return "go run ./cmd/rpbench -out /tmp/b.md -sizes '' -real 0 -prod 0 -curve-nodes 0 -first-start=false " + flags
+}
+
+func all(ctx context.Context, o options) ([]bench.Stamped, []string, error) {
+	var rows []bench.Stamped
 	var notes []string
 	salt := uint32(time.Now().Unix())
-	add := func(r ...bench.Row) {
-		rows = append(rows, r...)
+	add := func(command string, r ...bench.Row) {
+		rows = append(rows, bench.Stamp(command, r...)...)
 		for _, x := range r {
 			fmt.Fprintf(os.Stderr, "rpbench: | %s | %s | %s | %s | %s |\n", x.Metric, x.Fleet, x.Value, x.Goal, x.Met)
 		}
@@ -169,7 +178,7 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		sizes, unlistedCPU = append(sizes, n), append(unlistedCPU, cpu)
 	}
 	if len(sizes) > 1 {
-		add(bench.GrowthRow(sizes, unlistedCPU))
+		add(rerun("-sizes "+o.sizes), bench.GrowthRow(sizes, unlistedCPU))
 	}
 	if o.firstStart {
 		dir := filepath.Dir(o.plugin)
@@ -178,7 +187,7 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		add(first...)
+		add(rerun("-first-start=true"), first...)
 	}
 	if o.real > 0 {
 		if err := realSteps(ctx, o, salt, add); err != nil {
@@ -197,7 +206,7 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		add(r)
+		add(rerun(fmt.Sprintf("-prod %d -prod-rounds %d", o.prod, o.prodRounds)), r)
 	}
 	if o.prod > 0 && o.prod < 10000 {
 		notes = append(notes, "10,000 nodes on the production-shaped Placement: `make bench BENCH=full`; a run of 2026-12-01 on a loaded "+
@@ -210,7 +219,7 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 // fakeSteps measures n nodes on the fake Placement, each step with a
 // fresh fake in a child process. It returns the unlisted cycle's median
 // CPU, for the growth row.
-func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...bench.Row)) (float64, error) {
+func fakeSteps(ctx context.Context, o options, n int, salt uint32, add adder) (float64, error) {
 	step := func(name string, f func(c *bench.Child) ([]bench.Row, error)) error {
 		fmt.Fprintf(os.Stderr, "rpbench: %s at %d nodes\n", name, n)
 		c, err := bench.StartFake()
@@ -219,7 +228,7 @@ func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...b
 		}
 		defer c.Stop()
 		r, err := f(c)
-		add(r...)
+		add(rerun(fmt.Sprintf("-sizes %d", n)), r...)
 		return err
 	}
 	if err := step("requests and CPU", func(c *bench.Child) ([]bench.Row, error) { return bench.Requests(ctx, c.URL, c.Bump, n, salt) }); err != nil {
@@ -251,7 +260,7 @@ func fakeSteps(ctx context.Context, o options, n int, salt uint32, add func(...b
 }
 
 // realSteps measures the real single-process Placement (sqlite).
-func realSteps(ctx context.Context, o options, salt uint32, add func(...bench.Row)) error {
+func realSteps(ctx context.Context, o options, salt uint32, add adder) error {
 	fmt.Fprintf(os.Stderr, "rpbench: real Placement at %d nodes\n", o.real)
 	c, err := bench.StartReal(o.root, 18779)
 	if err != nil {
@@ -265,7 +274,8 @@ func realSteps(ctx context.Context, o options, salt uint32, add func(...bench.Ro
 	for i := range r {
 		r[i].Fleet = strings.Replace(r[i].Fleet, "fake", "real Placement 8.0", 1)
 	}
-	add(r...)
+	command := rerun(fmt.Sprintf("-real %d -real-rounds %d", o.real, o.realRounds))
+	add(command, r...)
 	if o.realRounds == 0 {
 		return nil
 	}
@@ -273,7 +283,7 @@ func realSteps(ctx context.Context, o options, salt uint32, add func(...bench.Ro
 	if err != nil {
 		return err
 	}
-	add(cr)
+	add(command, cr)
 	return nil
 }
 

@@ -72,7 +72,7 @@ Rerun: ` + "`RPBENCH_EVENTS=1 RPENGINE_ENGINE_BIN=$PWD/bin/engine RPENGINE_PLUGI
 
 // goBenchSection turns the go test benchmarks (scripts/bench-go.sh's
 // Markdown) into ceiling rows and includes it as it is.
-func goBenchSection(path string) ([]bench.Row, bench.Section, error) {
+func goBenchSection(path string) ([]bench.Stamped, bench.Section, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
@@ -82,6 +82,7 @@ func goBenchSection(path string) ([]bench.Row, bench.Section, error) {
 		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
 	}
 	rows := append(bench.PluginCeilings(ms), bench.ProofRows(ms)...)
+	rows = append(rows, bench.ListingRows(ms)...)
 	return append(rows, bench.MissingRows(ms)...), bench.Section{Body: string(b)}, nil
 }
 
@@ -108,7 +109,7 @@ func curveSection(ctx context.Context, o options) (bench.Section, error) {
 		concs = append(concs, c)
 	}
 	salt := uint32(os.Getpid()) << 12
-	var rows []bench.Row
+	var rows []bench.Stamped
 	var series []bench.Series
 	var labels []string
 	for i, name := range strings.Split(o.curveKinds, ",") {
@@ -127,7 +128,9 @@ func curveSection(ctx context.Context, o options) (bench.Section, error) {
 			return bench.Section{}, err
 		}
 		labels = append(labels, k.label)
-		rows = append(rows, bench.CurveRows("Placement 8.0, "+k.label, o.curveN, pts)...)
+		rows = append(rows, bench.Stamp(fmt.Sprintf("go run ./cmd/rpbench -out /tmp/b.md -sizes '' -real 0 -prod 0 -first-start=false "+
+			"-curve-nodes %d -curve %s -curve-rounds %d -curve-kinds %s", o.curveN, o.curveC, o.curveR, name),
+			bench.CurveRows("Placement 8.0, "+k.label, o.curveN, pts)...)...)
 		series = append(series,
 			bench.Series{Name: "engine, " + k.short, Color: k.color, Points: pts},
 			bench.Series{Name: "bare, " + k.short, Color: k.color, Dashed: true, Bare: true, Points: pts})
@@ -148,9 +151,9 @@ func curveSection(ctx context.Context, o options) (bench.Section, error) {
 		o.curveN, o.curveC, o.curveR, o.curveKinds)
 	fmt.Fprintf(&b, "![cold-start rate against engine.concurrency](%s)\n\n", svgName)
 	explain(rows, o.root, filepath.Dir(o.out))
-	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met |\n|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| figure | fleet | engine; bare; engine / bare in the same round | goal | met | measured |\n|---|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Metric, r.Fleet, r.Value, r.Goal, r.Met, r.At)
 	}
 	return bench.Section{Title: "Cold start against engine.concurrency", Body: b.String()}, nil
 }

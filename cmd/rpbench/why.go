@@ -30,6 +30,7 @@ var whys = []struct {
 	{rule{"cold start: engine write rate", "(fake)"}, "the fake Placement is bound by the engine's own CPU on 2 shared cores (notes below); the real Placements are the ones the ceiling is about"},
 	{rule{"cold start", ""}, "not profiled: a † ratio of two rates measured one after the other; read its verdict only from a quiet machine"},
 	{rule{"engine CPU per idle cycle", ""}, "engine/PROFILE-100k.md"},
+	{rule{"idle listing", ""}, "engine/PROFILE-100k.md"},
 	{rule{"peak RSS", ""}, "engine/PROFILE-100k.md"},
 	{rule{"restart to end of first cycle", ""}, "engine/PROFILE-100k.md"},
 	{rule{"unlisted providers", ""}, "engine/PROFILE-100k.md"},
@@ -41,13 +42,13 @@ var whys = []struct {
 // explain appends to each NO row the profile that says why: a link
 // relative to the report's directory, or "not profiled yet" when the
 // file is not there.
-func explain(rows []bench.Row, root, reportDir string) {
+func explain(rows []bench.Stamped, root, reportDir string) {
 	for i, r := range rows {
 		if r.Met != "NO" {
 			continue
 		}
 		for _, w := range whys {
-			if !w.match(r) {
+			if !w.match(r.Row) {
 				continue
 			}
 			rows[i].Met = "NO (" + whyText(w.why, root, reportDir) + ")"
@@ -88,15 +89,16 @@ var summaryRules = []rule{
 	{"Ironic plugin, Wasm", ""},
 	{"VMware plugin, Wasm", ""},
 	{"first start of the plugin", ""},
+	{"idle listing", ""},
 }
 
 // summary is the rows the summary repeats, each once.
-func summary(rows []bench.Row) []bench.Row {
-	var out []bench.Row
+func summary(rows []bench.Stamped) []bench.Stamped {
+	var out []bench.Stamped
 	taken := make([]bool, len(rows))
 	for _, s := range summaryRules {
 		for i, r := range rows {
-			if !taken[i] && s.match(r) {
+			if !taken[i] && s.match(r.Row) {
 				taken[i] = true
 				out = append(out, r)
 			}

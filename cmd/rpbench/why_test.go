@@ -19,10 +19,10 @@ func TestExplainLinksProfiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "engine", "PROFILE-100k.md"), []byte("#\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rows := []bench.Row{
-		{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "100000 (fake)", Met: "NO"},
-		{Metric: "whole plugin call in Wasm / same code native", Fleet: "plugins/vmware `BenchmarkList100x20`", Met: "NO"},
-		{Metric: "Placement requests per idle cycle", Fleet: "100000 (fake)", Met: "yes"},
+	rows := []bench.Stamped{
+		{Row: bench.Row{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "100000 (fake)", Met: "NO"}},
+		{Row: bench.Row{Metric: "whole plugin call in Wasm / same code native", Fleet: "plugins/vmware `BenchmarkList100x20`", Met: "NO"}},
+		{Row: bench.Row{Metric: "Placement requests per idle cycle", Fleet: "100000 (fake)", Met: "yes"}},
 	}
 	explain(rows, root, filepath.Join(root, "reports"))
 	if rows[0].Met != "NO (why: [engine/PROFILE-100k.md](../engine/PROFILE-100k.md))" {
@@ -38,10 +38,10 @@ func TestExplainLinksProfiles(t *testing.T) {
 
 // The summary repeats the 100k ceilings in its own order, each row once.
 func TestSummaryPicksTheCeilings(t *testing.T) {
-	rows := []bench.Row{
-		{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "10000 (fake)"},
-		{Metric: "first start of the plugin after an install", Fleet: "vmware.wasm"},
-		{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "100000 (fake)"},
+	rows := []bench.Stamped{
+		{Row: bench.Row{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "10000 (fake)"}},
+		{Row: bench.Row{Metric: "first start of the plugin after an install", Fleet: "vmware.wasm"}},
+		{Row: bench.Row{Metric: "engine CPU per idle cycle, plugin excluded, ms", Fleet: "100000 (fake)"}},
 	}
 	s := summary(rows)
 	if len(s) != 2 || !strings.HasPrefix(s[0].Fleet, "100000") || s[1].Fleet != "vmware.wasm" {

@@ -13,7 +13,12 @@ import (
 type GoMetric struct {
 	Pkg, Bench, Unit string
 	Values           []float64
+	At, Command      string // from the "# run" line before it (scripts/bench-go.sh)
 }
+
+// runMark starts the line scripts/bench-go.sh writes before each go test
+// run: "# run 2026-12-04 23:40, load 5.21: go test ...".
+const runMark = "# run "
 
 // ParseGoBench reads `go test -bench` output and returns its metrics in
 // the order first seen. The "-N" GOMAXPROCS suffix is dropped; the
@@ -23,7 +28,12 @@ func ParseGoBench(r io.Reader) ([]GoMetric, error) {
 	at := map[string]int{}
 	sc := bufio.NewScanner(r)
 	named := 0 // metrics before this index have their package
+	var when, command string
 	for sc.Scan() {
+		if mark, ok := strings.CutPrefix(sc.Text(), runMark); ok {
+			when, command, _ = strings.Cut(mark, ": ")
+			continue
+		}
 		f := strings.Fields(sc.Text())
 		if len(f) >= 2 && (f[0] == "ok" || f[0] == "FAIL") {
 			for ; named < len(out); named++ {
@@ -49,7 +59,7 @@ func ParseGoBench(r io.Reader) ([]GoMetric, error) {
 			k, ok := at[key]
 			if !ok {
 				k, at[key] = len(out), len(out)
-				out = append(out, GoMetric{Bench: name, Unit: f[i+1]})
+				out = append(out, GoMetric{Bench: name, Unit: f[i+1], At: when, Command: command})
 			}
 			out[k].Values = append(out[k].Values, v)
 		}
@@ -65,7 +75,7 @@ func ParseGoBench(r io.Reader) ([]GoMetric, error) {
 // sub-benchmarks and no ratio metric gets its ratio from their ns/op.
 // The fake plugin's rows carry no goal: its native listing does no work,
 // so the ratio weighs the boundary against nothing.
-func PluginCeilings(ms []GoMetric) []Row {
+func PluginCeilings(ms []GoMetric) []Stamped {
 	what := map[string]string{
 		"wasm/native":     "whole plugin call in Wasm / same code native",
 		"abi/native":      "ABI's own cost: native+abi / native",
@@ -78,7 +88,7 @@ func PluginCeilings(ms []GoMetric) []Row {
 			times[m.Pkg+m.Bench+" "+m.Unit] = SpreadOf(m.Values).Med
 		}
 	}
-	var rows []Row
+	var rows []Stamped
 	for _, m := range append(ms, subRatios(ms)...) {
 		goal := ceilingGoal(m.Pkg, m.Unit)
 		if goal == 0 {
@@ -104,7 +114,7 @@ func PluginCeilings(ms []GoMetric) []Row {
 		if m.Pkg == "plugins/fake" {
 			r.Goal, r.Met = "none: the native side does no work", ""
 		}
-		rows = append(rows, r)
+		rows = append(rows, Stamped{r, m.At, m.Command})
 	}
 	return rows
 }
@@ -153,7 +163,7 @@ func subRatios(ms []GoMetric) []GoMetric {
 			continue
 		}
 		native := ns[m.Pkg+" "+base+"/native"]
-		r := GoMetric{Pkg: m.Pkg, Bench: base, Unit: "wasm/native"}
+		r := GoMetric{Pkg: m.Pkg, Bench: base, Unit: "wasm/native", At: m.At, Command: m.Command}
 		for i := 0; i < len(m.Values) && i < len(native); i++ {
 			if native[i] > 0 {
 				r.Values = append(r.Values, m.Values[i]/native[i])
@@ -176,16 +186,17 @@ var Expected = []struct{ Pkg, Bench, Unit, What string }{
 }
 
 // MissingRows are NO rows for the Expected benchmarks ms lacks.
-func MissingRows(ms []GoMetric) []Row {
+func MissingRows(ms []GoMetric) []Stamped {
 	seen := map[string]bool{}
 	for _, m := range append(ms, subRatios(ms)...) {
 		seen[m.Pkg+" "+strings.Split(m.Bench, "/")[0]+" "+m.Unit] = true
 	}
-	var rows []Row
+	var rows []Stamped
 	for _, e := range Expected {
 		if !seen[e.Pkg+" "+e.Bench+" "+e.Unit] {
-			rows = append(rows, Row{Metric: e.What, Fleet: e.Pkg + " `" + e.Bench + "`",
-				Value: "not measured: the benchmark did not report " + e.Unit + " (see its lines in the go test section)", Met: "NO"})
+			rows = append(rows, Stamped{Row: Row{Metric: e.What, Fleet: e.Pkg + " `" + e.Bench + "`",
+				Value: "not measured: the benchmark did not report " + e.Unit + " (see its lines in the go test section)", Met: "NO"},
+				Command: "scripts/bench-go.sh"})
 		}
 	}
 	return rows
@@ -195,14 +206,14 @@ func MissingRows(ms []GoMetric) []Row {
 // "ironic-requests/call": 10,000 unlisted nodes, all still in Ironic)
 // into a row: one GET per node before, now the pages of one uuid-only
 // listing.
-func ProofRows(ms []GoMetric) []Row {
-	var rows []Row
+func ProofRows(ms []GoMetric) []Stamped {
+	var rows []Stamped
 	for _, m := range ms {
 		if m.Unit != "ironic-requests/call" {
 			continue
 		}
 		sp := SpreadOf(m.Values)
-		rows = append(rows, Row{
+		rows = append(rows, Stamped{At: m.At, Command: m.Command, Row: Row{
 			Metric: "Ironic requests per cycle, 10,000 unlisted nodes of a shrunk scope, all still in Ironic: the cycle that asks " +
 				"(one confirm_deleted call, the plugin's client natively against the in-repo fake Ironic, plugins/ironic/internal/fakeironic); " +
 				"the engine asks again about a node proven present only after engine.delete_grace",
@@ -210,7 +221,7 @@ func ProofRows(ms []GoMetric) []Row {
 			Value: sp.Format("%.0f") + " (one GET per node before: 10000)",
 			Goal:  "≤ 11: the pages of one listing",
 			Met:   verdict(sp.Max <= 11),
-		})
+		}})
 	}
 	return rows
 }

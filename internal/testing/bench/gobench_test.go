@@ -109,3 +109,20 @@ ok  	github.com/rpengine/rpengine/plugins/vmware	99s
 		t.Errorf("missing %+v", m)
 	}
 }
+
+// The idle listing's rows pair each run's listing with its minimal job.
+func TestListingRows(t *testing.T) {
+	out := "# run 2026-12-04 23:40, load 5.21: go test ./engine/placement\n" +
+		"BenchmarkIdleListing/listing_10k-2 3 15000000 ns/op\nBenchmarkIdleListing/minimal_10k-2 3 10000000 ns/op\n" +
+		"BenchmarkIdleListing/listing_10k-2 3 12000000 ns/op\nBenchmarkIdleListing/minimal_10k-2 3 10000000 ns/op\n" +
+		"ok github.com/rpengine/rpengine/engine/placement 3.0s\n"
+	ms, err := ParseGoBench(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := ListingRows(ms)
+	if len(rows) != 1 || rows[0].Met != "NO" || !strings.HasPrefix(rows[0].Value, "1.20 / 1.35 / 1.50×") ||
+		rows[0].At != "2026-12-04 23:40, load 5.21" || rows[0].Command != "go test ./engine/placement" {
+		t.Fatalf("%+v", rows)
+	}
+}

@@ -140,7 +140,7 @@ seed = %d
 func processGoals(n int) (rssMB, restartMS float64) {
 	switch {
 	case n >= 100000:
-		return 250, 1500
+		return 200, 1500
 	case n >= 10000:
 		return 200, 500
 	}

@@ -16,6 +16,26 @@ type Section struct {
 	Title, Body string
 }
 
+// Stamped is a row with when it was measured (UTC, and the load
+// average then) and the command that measures it again.
+type Stamped struct {
+	Row
+	At, Command string
+}
+
+// Stamp stamps rows measured now by command.
+func Stamp(command string, rows ...Row) []Stamped {
+	at := time.Now().UTC().Format("2006-01-02 15:04")
+	if l := strings.Fields(LoadAverage()); len(l) > 0 {
+		at += ", load " + l[0]
+	}
+	out := make([]Stamped, len(rows))
+	for i, r := range rows {
+		out[i] = Stamped{r, at, command}
+	}
+	return out
+}
+
 // Machine is what the report says about where and how long it ran.
 type Machine struct {
 	LoadBefore, LoadAfter string
@@ -72,12 +92,13 @@ func (m Machine) describe() string {
 
 // Write prints the report as Markdown: the summary (rows repeated from
 // the full table), the full table, the notes, then the sections.
-func Write(w io.Writer, command string, m Machine, summary, rows []Row, notes []string, sections ...Section) {
+func Write(w io.Writer, command string, m Machine, summary, rows []Stamped, notes []string, sections ...Section) {
 	fmt.Fprintf(w, "# Benchmarks\n\nProduced by `%s` on %s.\n\nMachine: %s.\n\n",
 		command, time.Now().UTC().Format("2006-01-02 15:04 MST"), m.describe())
 	fmt.Fprintln(w, "How to read it: docs/MEASUREMENTS.md. † marks a time, a rate or a ratio of times: a loaded machine moves it "+
 		"(compare figures of one run, with the load average above); request counts, bytes and RSS are the robust figures. "+
-		"A goal not met says why, or links the profile that does.")
+		"A goal not met says why, or links the profile that does. Each row says when it was measured (UTC, with the "+
+		"1-minute load average then) and the command that measures it again (after `make build plugins`).")
 	if len(summary) > 0 {
 		fmt.Fprint(w, "\n## Summary: cost in proportion to what changed, and the ceilings at 100,000 nodes\n\n")
 		table(w, summary)
@@ -101,14 +122,18 @@ func Write(w io.Writer, command string, m Machine, summary, rows []Row, notes []
 	}
 }
 
-func table(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| figure | fleet | value | goal | met |\n|---|---|---|---|---|")
+func table(w io.Writer, rows []Stamped) {
+	fmt.Fprintln(w, "| figure | fleet | value | goal | met | measured | command |\n|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		metric := r.Metric
 		if LoadMoved(metric) {
 			metric += " †"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", metric, r.Fleet, r.Value, r.Goal, r.Met)
+		command := ""
+		if r.Command != "" {
+			command = "`" + r.Command + "`"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", metric, r.Fleet, r.Value, r.Goal, r.Met, r.At, command)
 	}
 }
 

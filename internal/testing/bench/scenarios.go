@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rpengine/rpengine/engine"
 )
 
 // Row is one figure of the report, with its goal.
@@ -34,19 +36,18 @@ func Requests(ctx context.Context, url string, bump func([]string) error, n int,
 	if len(cold.Errors) > 0 {
 		return nil, fmt.Errorf("cold cycle at %d: %v", n, cold.Errors[0])
 	}
-	var cpus, walls []float64
-	var reqs int64
-	for range 5 {
-		m := Measure(ctx, eng)
-		cpus, walls, reqs = append(cpus, msOf(m.CPU)), append(walls, msOf(m.Wall)), max(reqs, m.Requests)
+	cpus, walls, floors, reqs, err := idleRounds(ctx, eng, newIdleFloor(url, engine.OwnerTrait("bench")))
+	if err != nil {
+		return nil, err
 	}
-	cpu := SpreadOf(cpus)
+	cpu, floor := SpreadOf(cpus), SpreadOf(floors)
 	goal, ok := cpuGoal(n, cpu.Med)
 	rows := []Row{
 		{"cold cycle: providers created per second", fleet, fmt.Sprintf("%.0f/s (%s, %d requests)",
 			float64(n)/cold.Wall.Seconds(), cold.Wall.Round(time.Millisecond), cold.Requests), "", ""},
 		{"Placement requests per idle cycle (max of 5)", fleet, fmt.Sprint(reqs), "≤ 2", verdict(reqs <= 2)},
 		{"engine CPU per idle cycle, plugin excluded, ms (min / median / max of 5)", fleet, cpu.Format("%.1f"), goal, ok},
+		floorRow(n, fleet, cpu, floor),
 		{"idle cycle wall time, ms (min / median / max of 5)", fleet, SpreadOf(walls).Format("%.1f"), "", ""},
 	}
 	for _, k := range []int{1, 10, 100} {
@@ -68,6 +69,41 @@ func Requests(ctx context.Context, url string, bump func([]string) error, n int,
 			fmt.Sprint(drift.Requests), fmt.Sprintf("O(k): 1 + 3k = %d", 1+3*k), verdict(drift.Requests <= int64(1+3*k))})
 	}
 	return rows, nil
+}
+
+// idleRounds runs five idle cycles, each followed by the minimal idle
+// job (idleFloor), and returns their CPU and wall times (ms) and the most
+// requests a cycle sent.
+func idleRounds(ctx context.Context, eng *engine.Engine, floor *idleFloor) (cpus, walls, floors []float64, reqs int64, err error) {
+	if _, err := floor.run(ctx); err != nil { // learns the generations
+		return nil, nil, nil, 0, err
+	}
+	for range 5 {
+		m := Measure(ctx, eng)
+		cpus, walls, reqs = append(cpus, msOf(m.CPU)), append(walls, msOf(m.Wall)), max(reqs, m.Requests)
+		t := cpuNow()
+		if changed, err := floor.run(ctx); err != nil || changed != 0 {
+			return nil, nil, nil, 0, fmt.Errorf("minimal idle job: %d providers changed in an idle cycle, %v", changed, err)
+		}
+		floors = append(floors, msOf(cpuNow()-t))
+	}
+	return cpus, walls, floors, reqs, nil
+}
+
+// floorRow is the idle cycle's CPU against the minimal idle job's, by
+// medians of the same rounds; goal ≤ 1.2× at 10k and 100k.
+func floorRow(n int, fleet string, cpu, floor Spread) Row {
+	r := Row{Metric: "engine CPU per idle cycle / the minimal idle job's (one listing fetched, uuid and generation found, " +
+		"compared with the last cycle; medians of 5 interleaved rounds)", Fleet: fleet}
+	if floor.Med <= 0 {
+		r.Value = "not measured: the minimal job took no measurable CPU"
+		return r
+	}
+	r.Value = fmt.Sprintf("%.2f× (engine %.1f ms, minimal job %s ms)", cpu.Med/floor.Med, cpu.Med, floor.Format("%.1f"))
+	if n == 10000 || n == 100000 {
+		r.Goal, r.Met = "≤ 1.2×", verdict(cpu.Med <= 1.2*floor.Med)
+	}
+	return r
 }
 
 // ColdRatio compares the engine's cold-start write rate with the bare
