@@ -9,12 +9,26 @@
 # binary (the code before a change, say: rounds of both, interleaved);
 # RPBENCH a built cmd/rpbench (else it is built here).
 #
+# With HEAP=1 it first prints the heap profile of the same cold cycle in
+# a test process (engine's BenchmarkColdCycle100k: peak live and
+# allocated heap, then what holds and what allocates the most).
+#
 #	scripts/cold-rss.sh [NODES]        # default 100000
 #	ENGINE=/tmp/old-engine scripts/cold-rss.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD nodes=${1:-100000}
 engine=${ENGINE:-$root/bin/engine}
+if [ -n "${HEAP:-}" ]; then
+	prof=$(mktemp -d)
+	go test -run '^$' -bench 'ColdCycle100k$' -benchtime 1x -memprofile "$prof/cold.mem" -o "$prof/engine.test" ./engine |
+		grep -E '^Benchmark'
+	for index in inuse_space alloc_space; do
+		echo "heap profile, $index (at the end of the cycle for inuse_space):"
+		go tool pprof -sample_index=$index -top -nodecount 12 "$prof/engine.test" "$prof/cold.mem" 2>/dev/null | sed -n '/flat%/,$p'
+	done
+	rm -rf "$prof"
+fi
 rpbench=${RPBENCH:-}
 if [ -z "$rpbench" ]; then
 	go build -o build/rpbench ./cmd/rpbench

@@ -196,17 +196,9 @@ func all(ctx context.Context, o options) ([]bench.Stamped, []string, error) {
 		notes = append(notes, "On the real Placement the another-writer rows are absent: it has no bump hook.")
 	}
 	if o.prod > 0 {
-		fmt.Fprintf(os.Stderr, "rpbench: production-shaped Placement, cold start at %d nodes\n", o.prod)
-		c, err := bench.StartProd(o.root, 18785, 4)
-		if err != nil {
+		if err := prodSteps(ctx, o, salt, add); err != nil {
 			return nil, nil, err
 		}
-		r, err := bench.ColdRatio(ctx, c.URL, "Placement 8.0, uWSGI 4 workers + MariaDB", o.prod, o.prodRounds, salt+400)
-		c.Stop()
-		if err != nil {
-			return nil, nil, err
-		}
-		add(rerun(fmt.Sprintf("-prod %d -prod-rounds %d", o.prod, o.prodRounds)), r)
 	}
 	if o.prod > 0 && o.prod < 10000 {
 		notes = append(notes, "10,000 nodes on the production-shaped Placement: `make bench BENCH=full`; a run of 2026-12-01 on a loaded "+
@@ -214,6 +206,23 @@ func all(ctx context.Context, o options) ([]bench.Stamped, []string, error) {
 	}
 	notes = append(notes, fixedNotes...)
 	return rows, notes, nil
+}
+
+// prodSteps measures the cold-start ratio on the production-shaped
+// Placement (uWSGI + MariaDB).
+func prodSteps(ctx context.Context, o options, salt uint32, add adder) error {
+	fmt.Fprintf(os.Stderr, "rpbench: production-shaped Placement, cold start at %d nodes\n", o.prod)
+	c, err := bench.StartProd(o.root, 18785, 4)
+	if err != nil {
+		return err
+	}
+	r, err := bench.ColdRatio(ctx, c.URL, "Placement 8.0, uWSGI 4 workers + MariaDB", o.prod, o.prodRounds, salt+400)
+	c.Stop()
+	if err != nil {
+		return err
+	}
+	add(rerun(fmt.Sprintf("-prod %d -prod-rounds %d", o.prod, o.prodRounds)), r)
+	return nil
 }
 
 // fakeSteps measures n nodes on the fake Placement, each step with a
