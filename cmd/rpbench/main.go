@@ -145,10 +145,17 @@ func run(o options) error {
 // adder takes rows measured now by the command that measures them again.
 type adder func(command string, r ...bench.Row)
 
-// rerun is the rpbench command that measures one part again: flags given
-// after the defaults that switch every part off override them.
+// rerun is the rpbench command that measures one part again: every
+// other part switched off, flags switching this one on.
 func rerun(flags string) string {
-	return "go run ./cmd/rpbench -out /tmp/b.md -sizes '' -real 0 -prod 0 -curve-nodes 0 -first-start=false " + flags
+	cmd := "go run ./cmd/rpbench -out /tmp/b.md"
+	for _, off := range []string{"-sizes ''", "-real 0", "-prod 0", "-curve-nodes 0", "-first-start=false"} {
+		if name, _, _ := strings.Cut(off, " "); !strings.Contains(flags, strings.Split(name, "=")[0]+" ") &&
+			!strings.Contains(flags, strings.Split(name, "=")[0]+"=") {
+			cmd += " " + off
+		}
+	}
+	return cmd + " " + flags
 }
 
 func all(ctx context.Context, o options) ([]bench.Stamped, []string, error) {

@@ -76,6 +76,7 @@ func whyText(why, root, reportDir string) string {
 // figures of cost in proportion to what changed and the 100k ceilings.
 var summaryRules = []rule{
 	{"engine CPU per idle cycle", "100000 (fake)"},
+	{"engine CPU per idle cycle / the minimal idle job", "10000 (fake)"},
 	{"peak RSS of `engine once`, MB: the cold run", "100000"},
 	{"unlisted providers (scope shrank", "unlisted"},
 	{"unlisted providers: Placement requests", "unlisted"},

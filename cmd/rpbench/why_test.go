@@ -48,3 +48,16 @@ func TestSummaryPicksTheCeilings(t *testing.T) {
 		t.Errorf("summary %+v", s)
 	}
 }
+
+// A row's command switches off every part but its own.
+func TestRerun(t *testing.T) {
+	for flags, want := range map[string]string{
+		"-sizes 10000":              "go run ./cmd/rpbench -out /tmp/b.md -real 0 -prod 0 -curve-nodes 0 -first-start=false -sizes 10000",
+		"-first-start=true":         "go run ./cmd/rpbench -out /tmp/b.md -sizes '' -real 0 -prod 0 -curve-nodes 0 -first-start=true",
+		"-real 1000 -real-rounds 2": "go run ./cmd/rpbench -out /tmp/b.md -sizes '' -prod 0 -curve-nodes 0 -first-start=false -real 1000 -real-rounds 2",
+	} {
+		if got := rerun(flags); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", flags, got, want)
+		}
+	}
+}
