@@ -11,7 +11,8 @@
 #
 # With HEAP=1 it first prints the heap profile of the same cold cycle in
 # a test process (engine's BenchmarkColdCycle100k: peak live and
-# allocated heap, then what holds and what allocates the most).
+# allocated heap, then what allocates the most; the profile's in-use
+# view is taken after the cycle, so it says nothing of the peak).
 #
 #	scripts/cold-rss.sh [NODES]        # default 100000
 #	ENGINE=/tmp/old-engine scripts/cold-rss.sh
@@ -23,10 +24,8 @@ if [ -n "${HEAP:-}" ]; then
 	prof=$(mktemp -d)
 	go test -run '^$' -bench 'ColdCycle100k$' -benchtime 1x -memprofile "$prof/cold.mem" -o "$prof/engine.test" ./engine |
 		grep -E '^Benchmark'
-	for index in inuse_space alloc_space; do
-		echo "heap profile, $index (at the end of the cycle for inuse_space):"
-		go tool pprof -sample_index=$index -top -nodecount 12 "$prof/engine.test" "$prof/cold.mem" 2>/dev/null | sed -n '/flat%/,$p'
-	done
+	echo "heap profile: allocated over the cycle"
+	go tool pprof -sample_index=alloc_space -top -nodecount 12 "$prof/engine.test" "$prof/cold.mem" 2>/dev/null | sed -n '/^Showing/,$p'
 	rm -rf "$prof"
 fi
 rpbench=${RPBENCH:-}

@@ -82,7 +82,7 @@ func goBenchSection(path string) ([]bench.Stamped, bench.Section, error) {
 		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
 	}
 	rows := append(bench.PluginCeilings(ms), bench.ProofRows(ms)...)
-	rows = append(rows, bench.ListingRows(ms)...)
+	rows = append(append(rows, bench.ListingRows(ms)...), bench.DecodeFloorRow(ms)...)
 	return append(rows, bench.MissingRows(ms)...), bench.Section{Body: string(b)}, nil
 }
 

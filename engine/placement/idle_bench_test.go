@@ -98,7 +98,12 @@ func minimalIdle(hc *http.Client, buf *bytes.Buffer, u string, prev map[string]G
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		return 0, err
 	}
-	b, same := buf.Bytes(), 0
+	return minimalScan(buf.Bytes(), prev)
+}
+
+// minimalScan is minimalIdle's work on the answer's bytes.
+func minimalScan(b []byte, prev map[string]Generation) (int, error) {
+	same := 0
 	uuidKey, genKey := []byte(`"uuid": "`), []byte(`"generation": `)
 	for {
 		i := bytes.Index(b, uuidKey)

@@ -105,6 +105,23 @@ func BenchmarkDecodeProviders(b *testing.B) {
 		// CPU time, not wall: the machine's load moves the latter.
 		b.ReportMetric(float64((cpuTime()-t).Milliseconds())/float64(b.N), "cpu-ms/op")
 	})
+	// The floor of the same work: uuid and generation found by searching
+	// the bytes, compared with the last cycle's (BenchmarkIdleListing's
+	// minimal job without the fetch).
+	b.Run("floor_100k", func(b *testing.B) {
+		prev := make(generationMap, 100000)
+		if err := prev.decodeFrom(bytes.NewReader(big)); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(big)))
+		t := cpuTime()
+		for b.Loop() {
+			if same, err := minimalScan(big, prev); err != nil || same != 100000 {
+				b.Fatal(same, err)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-t).Milliseconds())/float64(b.N), "cpu-ms/op")
+	})
 	b.Run("list_100k", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(big)))

@@ -126,3 +126,13 @@ func TestListingRows(t *testing.T) {
 		t.Fatalf("%+v", rows)
 	}
 }
+
+func TestDecodeFloorRow(t *testing.T) {
+	out := "BenchmarkDecodeProviders/generations_100k-2 5 96388840 ns/op 94.6 cpu-ms/op\n" +
+		"BenchmarkDecodeProviders/floor_100k-2 5 37604560 ns/op 34.6 cpu-ms/op\nok github.com/rpengine/rpengine/engine/placement 3.0s\n"
+	ms, _ := ParseGoBench(strings.NewReader(out))
+	rows := DecodeFloorRow(ms)
+	if len(rows) != 1 || !strings.HasPrefix(rows[0].Value, "2.73×") {
+		t.Fatalf("%+v", rows)
+	}
+}

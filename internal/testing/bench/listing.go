@@ -41,3 +41,31 @@ func ListingRows(ms []GoMetric) []Stamped {
 	}
 	return rows
 }
+
+// DecodeFloorRow is the listing's decode alone (BenchmarkDecodeProviders
+// generations_100k: bytes in memory, every byte checked) against its
+// floor on the same bytes (floor_100k: uuid and generation found by
+// search), by CPU. It carries no goal: without the fetch both jobs share,
+// the ratio is harsher than the idle listing's rows.
+func DecodeFloorRow(ms []GoMetric) []Stamped {
+	var dec, floor GoMetric
+	for _, m := range ms {
+		switch {
+		case m.Unit != "cpu-ms/op":
+		case m.Bench == "BenchmarkDecodeProviders/generations_100k":
+			dec = m
+		case m.Bench == "BenchmarkDecodeProviders/floor_100k":
+			floor = m
+		}
+	}
+	d, f := SpreadOf(dec.Values), SpreadOf(floor.Values)
+	if len(dec.Values) == 0 || f.Med <= 0 {
+		return nil
+	}
+	return []Stamped{{At: dec.At, Command: dec.Command, Row: Row{
+		Metric: fmt.Sprintf("idle listing decoded from memory / its floor (uuid and generation found by search), CPU (medians of %d runs)", len(dec.Values)),
+		Fleet:  "100k providers, " + dec.Pkg + " `BenchmarkDecodeProviders`",
+		Value:  fmt.Sprintf("%.2f× (decode %s ms, floor %s ms)", d.Med/f.Med, d.Format("%.1f"), f.Format("%.1f")),
+		Goal:   "none: the fetch both share is left out",
+	}}}
+}
