@@ -127,8 +127,8 @@ func (c *cycle) settleHolds(ctx context.Context, nodes listedNodes, desired []De
 	}
 	for _, node := range sortedKeys(held) {
 		listedNode := desiredHas(desired, node)
-		if wanted[node] || !listedNode && inScope[node] {
-			continue // wanted, or quarantined: kept
+		if wanted[node] || !listedNode && inScope[node] || c.left[node] {
+			continue // wanted, quarantined, or left the scope: kept
 		}
 		if !listedNode && !c.mayRelease(ctx, node) {
 			continue
