@@ -52,8 +52,9 @@ type cycle struct {
 	// state's write count then: any write before the syncs voids it.
 	settled     []bool
 	settledAt   int64
-	spare       *spareLists  // this cycle's desired list and node order (desired.go)
-	changeLists atomic.Int64 // outcomes with changes so far (outcome.go)
+	spare       *spareLists     // this cycle's desired list and node order (desired.go)
+	changeLists atomic.Int64    // outcomes with changes so far (outcome.go)
+	left        map[string]bool // providers of nodes that left the scope, reserved (reserveLeft)
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of

@@ -44,7 +44,8 @@ func (c *cycle) reapVanished(ctx context.Context, nodes listedNodes, desired []D
 	proofs := c.proofCount(deleted)
 	ready := c.provenGone(candidates, deleted, present)
 	reserved := c.reservePending(ctx, candidates, deleted, ready, owned) // doubt.go
-	c.proofOutcomes(candidates, deleted, present, ready, proofs, reserved)
+	left := c.reserveLeft(ctx, candidates, present, owned)               // doubt.go
+	c.proofOutcomes(candidates, deleted, present, ready, proofs, reserved, left)
 	if limit := c.e.deleteLimit(len(owned)); len(ready) > limit {
 		c.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))

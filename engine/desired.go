@@ -25,6 +25,10 @@ type Desired struct {
 	// Hold is the class a hold allocation keeps in use, beside nova only
 	// (hold.go); "" means no hold.
 	Hold string
+	// Whole says the node is one unit (bare metal): an allocation of any
+	// class occupies all of it, so a class still in use after a class
+	// change keeps every class reserved (withRetained).
+	Whole bool
 }
 
 // Problem is a node the engine will not write, and why; or, with Code
@@ -313,6 +317,7 @@ func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, 
 	case n.ResourceClass != "" && len(n.Resources) > 0:
 		return d, coded(CodeClassAndResources, fmt.Errorf("has both resource_class and resources; a node is bare metal or not"))
 	case n.ResourceClass != "":
+		d.Whole = true
 		d.Reserved = baremetal.Reservation(*n, hasInstance)
 		d.Inventory, err = sh.bareMetal(n.ResourceClass, pol.Nova.reservedInventory(n, d.Reserved))
 		if pol.Nova.Enabled { // the class name is worked out only when a hold may need it

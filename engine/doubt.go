@@ -77,8 +77,11 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 
 // doubtText says what the engine doubts, for messages.
 func doubtText(why baremetal.ReservedReason) string {
-	if why == baremetal.ReservedPendingDeletion {
+	switch why {
+	case baremetal.ReservedPendingDeletion:
 		return "proven deleted once"
+	case baremetal.ReservedLeftScope:
+		return "out of this engine's scope"
 	}
 	return "quarantined"
 }
@@ -168,5 +171,29 @@ func (c *cycle) reservePending(ctx context.Context, asked, deleted, ready []stri
 	}
 	reserved := c.reserveDoubts(ctx, ds)
 	c.r.Reserved[string(baremetal.ReservedPendingDeletion)] += len(reserved)
+	return reserved
+}
+
+// reserveLeft fully reserves the providers of nodes that exist but are
+// no longer listed (of those asked): they left this engine's scope, and
+// no engine vouches for them until another takes them over, which flips
+// the owner marker and writes the node's values. It returns those
+// reserved; their holds stay (settleHolds).
+func (c *cycle) reserveLeft(ctx context.Context, asked, present []string, owned map[string]placement.Generation) map[string]bool {
+	if len(present) == 0 {
+		return nil
+	}
+	isAsked := setOf(asked)
+	var ds []doubtful
+	for _, u := range present {
+		if gen, ok := owned[u]; ok && isAsked[u] {
+			ds = append(ds, doubtful{u, baremetal.ReservedLeftScope, gen, ""})
+		}
+	}
+	reserved := c.reserveDoubts(ctx, ds)
+	c.r.Reserved[string(baremetal.ReservedLeftScope)] += len(reserved)
+	c.mu.Lock()
+	c.left = reserved
+	c.mu.Unlock()
 	return reserved
 }

@@ -76,7 +76,7 @@ func fleet(n int) []hostabi.Node {
 }
 
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	fake   *placementfake.Server
 	src    *source
 	pc     *placement.Client
@@ -87,7 +87,7 @@ type rig struct {
 	ownerT string
 }
 
-func newRig(t *testing.T, nodes int) *rig {
+func newRig(t testing.TB, nodes int) *rig {
 	t.Helper()
 	fake := placementfake.New(placementfake.WithSeed(int64(len(t.Name()))))
 	t.Cleanup(fake.Close)

@@ -127,8 +127,8 @@ func (c *cycle) settleHolds(ctx context.Context, nodes listedNodes, desired []De
 	}
 	for _, node := range sortedKeys(held) {
 		listedNode := desiredHas(desired, node)
-		if wanted[node] || !listedNode && inScope[node] {
-			continue // wanted, or quarantined: kept
+		if wanted[node] || !listedNode && inScope[node] || c.left[node] {
+			continue // wanted, quarantined, or left the scope: kept
 		}
 		if !listedNode && !c.mayRelease(ctx, node) {
 			continue
@@ -148,10 +148,15 @@ func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generatio
 		return
 	}
 	ctx, answer := placement.WithAnswerID(ctx)
-	switch occupied, err := c.placeHold(ctx, d, gen); {
+	switch refused, err := c.placeHold(ctx, d, gen); {
 	case err != nil:
 		c.fail(ErrPlacement, d.UUID, fmt.Sprintf("provider %s: hold: %v", d.UUID, err))
-	case occupied:
+	case refused == oldClassInUse:
+		// Not remembered: the claim leaving moves no generation and
+		// lists no room, so the reshape is tried each cycle; meanwhile
+		// the sync keeps every class reserved (withRetained).
+		rep.Occupied++
+	case refused == occupied:
 		rep.Occupied++
 		c.holds.refuse(d, gen)
 	default:
@@ -267,11 +272,21 @@ func (c *cycle) readHolds(ctx context.Context, nodes []string, fresh map[string]
 	return nil
 }
 
+// holdRefusal says why Placement refused a hold, when it did.
+type holdRefusal int
+
+const (
+	notRefused    holdRefusal = iota
+	occupied                  // another consumer uses the node's unit of its class
+	oldClassInUse             // a consumer still uses the class the node had: the reshape may not drop it
+)
+
 // placeHold writes d's hold (new, or moved to d's current class) and d's
 // inventory in one reshape. gen is the provider's generation ("" to read
-// it). It reports occupied, and no error, when Placement refuses the hold
-// because another consumer already uses the node's unit.
-func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generation) (occupied bool, err error) {
+// it). It reports a refusal, and no error, when Placement refuses the hold
+// because another consumer already uses the node's unit, of its class or
+// of the class it had.
+func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generation) (refused holdRefusal, err error) {
 	e := c.e
 	id := HoldConsumer(e.pol.OwnerTrait, d.UUID)
 	want := placement.Consumer{
@@ -300,15 +315,19 @@ func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generati
 			c.state.invalidate(d.UUID) // its generation moved: the sync reads it again
 		case errors.Is(err, placement.ErrConcurrentUpdate):
 			gen = ""
-		case isConflict(err) && !errors.Is(err, placement.ErrInventoryInUse):
+		case errors.Is(err, placement.ErrInventoryInUse):
+			refused = oldClassInUse
+			return nil
+		case isConflict(err):
 			_, usages, uerr := e.pc.Usages(ctx, d.UUID)
-			if occupied = uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total; occupied {
+			if uerr == nil && usages[d.Hold] >= d.Inventory[d.Hold].Total {
+				refused = occupied
 				return nil
 			}
 		}
 		return onConflict(err)
 	})
-	return occupied, err
+	return refused, err
 }
 
 // reshape sends the hold's reshape; a class Placement does not know (a

@@ -87,7 +87,7 @@ func (c *cycle) forgetProofs(nodes []hostabi.Node) {
 
 // proofOutcomes records the unlisted providers not ready for deletion:
 // pending their next proof, or kept.
-func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int, reserved map[string]bool) {
+func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs map[string]int, reserved, left map[string]bool) {
 	isReady, isDeleted, isPresent := setOf(ready), setOf(deleted), setOf(present)
 	c.results.reserve(len(asked))
 	for _, u := range asked {
@@ -102,6 +102,10 @@ func (c *cycle) proofOutcomes(asked, deleted, present, ready []string, proofs ma
 			o.Kind, o.Reason, o.Message = KindPendingDeletion, ReasonGrace, "proven deleted twice; waiting for engine.delete_grace"
 		case isDeleted[u]:
 			o.Kind, o.Message = KindPendingDeletion, "proven deleted once, fully reserved; the next cycle's proof deletes it"
+		case isPresent[u] && left[u]:
+			o.Reserved = string(baremetal.ReservedLeftScope)
+			o.Reason, o.Message, o.ProofsNeeded = ReasonNodePresent, "not listed, but the plugin says the node exists: it left "+
+				"this engine's scope; fully reserved until another engine takes its provider over or it comes back", 0
 		case isPresent[u]:
 			o.Reason, o.Message, o.ProofsNeeded = ReasonNodePresent, "not listed, but the plugin says the node exists", 0
 		default:

@@ -156,12 +156,14 @@ func isDesired(desired []Desired, uuid string) bool {
 }
 
 // claimOrphans resolves pending creations left by a crash: a provider that
-// exists without any owner marker was created by this engine (or was about
-// to be adopted by it), so it gets the marker and joins listed, where the
-// deletion rules (two proofs, no allocations) decide its fate like any
-// other. One that is gone or owned by another is forgotten.
+// exists empty (no trait, no inventory: what a create cut short before
+// its first traits write leaves) was created by this engine, so it gets
+// the marker and joins listed, where the deletion rules (two proofs, no
+// allocations) decide its fate like any other. The record is evidence,
+// not authority: one that holds anything this engine did not write (a
+// trait, an inventory) is left alone and reported, whatever the record
+// says. One that is gone or owned by another is forgotten.
 func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
-	ours := c.e.pol.OwnerTrait
 	for _, uuid := range c.state.pendingOrphans(desired, listed) {
 		gen, traits, err := c.e.pc.Traits(ctx, uuid)
 		switch {
@@ -171,23 +173,54 @@ func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[
 		case err != nil:
 			c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
 			continue
-		case slices.Contains(traits, ours):
+		case slices.Contains(traits, c.e.pol.OwnerTrait):
 			listed[uuid] = gen // marked after all; the listing raced it
 		case c.e.otherOwner(traits) != "":
 			c.state.forget(uuid) // its record entry is the new owner's
 			continue
 		default:
-			var set []string
-			if set, err = c.knownTraits(ctx, sortedSet(append(traits, ours))); err == nil {
-				gen, err = c.w.setTraits(ctx, uuid, gen, set)
-			}
-			if err != nil {
-				c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
+			if !c.claimEmpty(ctx, uuid, gen, traits, listed) {
 				continue
 			}
-			c.e.log.Info("provider created before a crash marked as ours", "node", uuid)
-			listed[uuid] = gen
 		}
 		c.state.update(uuid, func(k *known) { k.Pending = false; k.Generation = "" })
 	}
+}
+
+// claimEmpty marks an unmarked provider as this engine's only when it is
+// empty; otherwise it drops the record's claim and says so.
+func (c *cycle) claimEmpty(ctx context.Context, uuid string, gen placement.Generation, traits []string, listed map[string]placement.Generation) bool {
+	var inv map[string]placement.Inventory
+	var err error
+	if len(traits) == 0 {
+		gen, inv, err = c.e.pc.Inventories(ctx, uuid)
+	}
+	switch {
+	case err != nil:
+		c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: check a creation cut short: %v", uuid, err))
+		return false
+	case len(traits) > 0 || len(inv) > 0:
+		c.state.update(uuid, func(k *known) { k.Pending = false })
+		c.warn(fmt.Sprintf("provider %s: the record says this engine's creation of it was cut short, but it holds "+
+			"%d traits and %d inventories this engine did not write: left alone", uuid, len(traits), len(inv)))
+		return false
+	}
+	set, err := c.knownTraits(ctx, []string{c.e.pol.OwnerTrait})
+	if err == nil {
+		gen, err = c.w.setTraits(ctx, uuid, gen, set)
+	}
+	if err != nil {
+		c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
+		return false
+	}
+	c.e.log.Info("provider created before a crash marked as ours", "node", uuid)
+	listed[uuid] = gen
+	return true
+}
+
+// warn adds a warning to the cycle's report.
+func (c *cycle) warn(msg string) {
+	c.mu.Lock()
+	c.r.Warnings = append(c.r.Warnings, msg)
+	c.mu.Unlock()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rpengine/rpengine/engine/placement"
 )
@@ -45,6 +46,27 @@ type stored struct {
 	Record
 }
 
+// maxEntry bounds one shared entry: a record of a provider is a few
+// hundred bytes; anything near this limit was not written by an engine.
+const maxEntry = 64 << 10
+
+// decodeStored decodes one shared entry, refusing by name what no engine
+// writes: an entry over maxEntry, unknown JSON, a writer that is no
+// engine's owner marker.
+func decodeStored(b []byte) (stored, error) {
+	var st stored
+	if len(b) > maxEntry {
+		return st, fmt.Errorf("entry of %d bytes is over the %d-byte limit", len(b), maxEntry)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, err
+	}
+	if !strings.HasPrefix(st.By, OwnerTraitPrefix) || len(st.By) == len(OwnerTraitPrefix) {
+		return st, fmt.Errorf("writer %q is not an engine's owner marker (%s<ID>)", cut(st.By), OwnerTraitPrefix)
+	}
+	return st, nil
+}
+
 // ShareRecord makes store hold the ownership record from the next cycle
 // on (nil: the state file alone). reload says the engine was given nodes
 // another engine may have written, so the store must be read again before
@@ -60,8 +82,12 @@ func (e *Engine) ShareRecord(store RecordStore, reload bool) {
 // A plan reads the store when the cycle would, into its copy of the
 // state, and writes nothing to it.
 func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
-	if err := c.e.readShared(ctx, c.state, desired, listed, c.plan == nil); err != nil {
+	warn, err := c.e.readShared(ctx, c.state, desired, listed, c.plan == nil)
+	if err != nil {
 		return fmt.Errorf("read the shared record: %w", err)
+	}
+	if warn != "" {
+		c.warn(warn)
 	}
 	c.gens = make([]placement.Generation, len(desired))
 	var seen func(int, known)
@@ -104,43 +130,47 @@ func (c *cycle) recordAfter(ctx context.Context) {
 // ours) and those this engine wrote. Another engine's proofs of deletion
 // are not taken: its cycles are not counted with this one's.
 func (e *Engine) loadShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation) error {
-	return e.readShared(ctx, state, desired, listed, true)
+	_, err := e.readShared(ctx, state, desired, listed, true)
+	return err
 }
 
 // readShared is loadShared; a plan (!cycle) reads the store as the next
 // cycle would, into its copy of the state, and leaves the read due.
-func (e *Engine) readShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation, cycle bool) error {
+func (e *Engine) readShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation, cycle bool) (warn string, err error) {
 	if e.rec.store == nil || !e.rec.reload {
-		return nil
+		return "", nil
 	}
 	raw, err := e.rec.store.Load(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
-	mine := func(uuid string) bool {
-		_, ok := listed[uuid]
-		return ok || isDesired(desired, uuid)
-	}
+	ev := evidence{ours: func(uuid string) bool { _, ok := listed[uuid]; return ok },
+		desired: func(uuid string) bool { return isDesired(desired, uuid) }}
 	in := make(map[string]stored, len(raw))
 	bad, first := 0, ""
 	for uuid, b := range raw {
-		var st stored
-		if err := json.Unmarshal(b, &st); err != nil {
+		st, err := decodeStored(b)
+		if err != nil {
 			bad, first = bad+1, fmt.Sprintf("%s: %v", cut(uuid), err)
 			continue
 		}
-		if st.By == e.pol.OwnerTrait || mine(uuid) {
+		if st.By == e.pol.OwnerTrait || ev.mine(uuid) {
 			in[uuid] = st
 		}
 	}
 	if bad > 0 {
+		warn = fmt.Sprintf("%d shared record entries unreadable, ignored (first %s); ", bad, first)
 		e.log.Warn("shared record entries unreadable, ignored (engine reown finds what they explained)", "count", bad, "first", first)
 	}
-	state.mergeShared(in, e.pol.OwnerTrait, mine)
+	if n, first := state.mergeShared(in, e.pol.OwnerTrait, ev); n > 0 {
+		warn += fmt.Sprintf("%d shared record entries ignored (first %s): they add to a provider this engine owns and records "+
+			"itself, or claim a creation of a node the source does not list; an entry is evidence, not authority", n, first)
+		e.log.Warn("shared record entries ignored", "count", n, "first", first)
+	}
 	if cycle {
 		e.rec.reload = false
 	}
-	return nil
+	return warn, nil
 }
 
 // flushShared stores the entries of state changed since the last store.
@@ -168,13 +198,14 @@ func sameRecord(a, b Record) bool {
 
 // mergeRecord is what both records say may be the engine's: the union of
 // what they manage and retain, and the doubt reserve local lacks. Proofs
-// are taken from shared only when trusted and local has none.
-func mergeRecord(local, shared Record, trustProofs bool) Record {
+// are taken from shared only when trusted and local has none; a pending
+// creation only when trusted (the source lists the node).
+func mergeRecord(local, shared Record, trustProofs, trustPending bool) Record {
 	out := local
 	out.Managed = Managed{Traits: union(local.Managed.Traits, shared.Managed.Traits),
 		Aggregates: union(local.Managed.Aggregates, shared.Managed.Aggregates)}
 	out.Retained = union(local.Retained, shared.Retained)
-	out.Pending = local.Pending || shared.Pending
+	out.Pending = local.Pending || shared.Pending && trustPending
 	if out.Plugin == "" {
 		out.Plugin = shared.Plugin
 	}
@@ -207,23 +238,43 @@ func (s *State) share(on bool) {
 	}
 }
 
+// evidence is what the engine sees of a provider, against which a shared
+// entry is checked before it is taken.
+type evidence struct {
+	ours    func(uuid string) bool // listed with this engine's marker
+	desired func(uuid string) bool // the source lists its node, in scope
+}
+
+func (ev evidence) mine(uuid string) bool { return ev.ours(uuid) || ev.desired(uuid) }
+
 // mergeShared merges the store's entries into the record. Entries the
 // store lacks or holds less of are marked to be stored: a record kept in
 // the file alone (before etcd) reaches the store on the first cycle.
-func (s *State) mergeShared(in map[string]stored, me string, mine func(uuid string) bool) {
+// An entry is evidence, not authority (docs/SECURITY.md): for a provider
+// this engine owns and records itself, its own record wins and an entry
+// that would add to it is ignored; a pending creation is taken only for a
+// node the source lists. Both are counted (refused, first).
+func (s *State) mergeShared(in map[string]stored, me string, ev evidence) (refused int, first string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	mark := func(uuid string) {
-		if s.shared != nil { // nil in a plan's copy: it stores nothing
-			s.shared[uuid] = struct{}{}
-		}
-	}
 	for uuid, st := range in {
 		k, had := s.providers.get(uuid)
+		if had && ev.ours(uuid) {
+			if !sameRecord(mergeRecord(k.Record, st.Record, false, false), k.Record) {
+				refused, first = refused+1, least(first, uuid)
+			}
+			if st.By != me || !sameRecord(k.Record, st.Record) {
+				s.markShared(uuid)
+			}
+			continue
+		}
+		if st.Pending && !k.Pending && !ev.mine(uuid) {
+			refused, first = refused+1, least(first, uuid)
+		}
 		trust := st.By == me && st.ProofRound < s.round // a count restarted with a lost file is not this one
-		merged := mergeRecord(k.Record, st.Record, trust)
+		merged := mergeRecord(k.Record, st.Record, trust, ev.mine(uuid))
 		if !sameRecord(merged, st.Record) || st.By != me {
-			mark(uuid)
+			s.markShared(uuid)
 		}
 		if !had || !sameRecord(merged, k.Record) {
 			old := k
@@ -233,9 +284,27 @@ func (s *State) mergeShared(in map[string]stored, me string, mine func(uuid stri
 		}
 	}
 	for uuid, k := range s.providers.all() {
-		if _, ok := in[uuid]; !ok && !sameRecord(k.Record, Record{}) && mine(uuid) {
-			mark(uuid)
+		if _, ok := in[uuid]; !ok && !sameRecord(k.Record, Record{}) && ev.mine(uuid) {
+			s.markShared(uuid)
 		}
+	}
+	return refused, first
+}
+
+// least is the lesser of two uuids, "" counting as none: the first of a
+// count is the same whatever the map's order.
+func least(a, b string) string {
+	if a == "" || b < a {
+		return b
+	}
+	return a
+}
+
+// markShared marks uuid's entry to be stored; nil in a plan's copy, which
+// stores nothing.
+func (s *State) markShared(uuid string) {
+	if s.shared != nil {
+		s.shared[uuid] = struct{}{}
 	}
 }
 
@@ -293,8 +362,8 @@ func (e *Engine) RecordNow(ctx context.Context, uuid string) (Record, bool, erro
 	if !shared {
 		return local, ok, nil
 	}
-	var st stored
-	if err := json.Unmarshal(b, &st); err != nil {
+	st, err := decodeStored(b)
+	if err != nil {
 		return Record{}, false, fmt.Errorf("shared entry of %s: %w", cut(uuid), err)
 	}
 	return e.state.mergedView(local, st, e.pol.OwnerTrait), true, nil
@@ -304,5 +373,5 @@ func (e *Engine) RecordNow(ctx context.Context, uuid string) (Record, bool, erro
 func (s *State) mergedView(local Record, st stored, me string) Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return mergeRecord(local, st.Record, st.By == me && st.ProofRound < s.round)
+	return mergeRecord(local, st.Record, st.By == me && st.ProofRound < s.round, true)
 }

@@ -93,7 +93,7 @@ func writeOnce(t *testing.T, s *State, rng *rand.Rand, op, u string) {
 		s.intend([]Desired{{UUID: u, Traits: []string{"T" + u}}}, listed, nil, nil)
 	case "merge":
 		s.mergeShared(map[string]stored{u: {By: "other", Record: Record{GoneSince: gone, ProofRound: 1, Pending: true}}},
-			"me", func(string) bool { return true })
+			"me", evidence{ours: func(string) bool { return rng.IntN(2) == 0 }, desired: func(string) bool { return true }})
 	case "pendingOrphans":
 		if len(s.pendingOrphans(nil, nil)) != s.pending {
 			t.Fatalf("pendingOrphans disagrees with %d pending", s.pending)

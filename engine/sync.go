@@ -249,12 +249,20 @@ func (c *cycle) stillInUse(ctx context.Context, d Desired, o Observed) ([]string
 }
 
 // withRetained adds the retained classes, as observed but fully reserved,
-// to the desired inventory.
+// to the desired inventory. A whole node's new classes are fully reserved
+// too: its unit is claimed under the old class (a scheduler's claim on a
+// node that changed class), so offering the new one would double-book it.
 func withRetained(d Desired, retained []string, o Observed) Desired {
 	if len(retained) == 0 {
 		return d
 	}
 	inv := maps.Clone(d.Inventory)
+	if d.Whole {
+		for rc, i := range inv {
+			i.Reserved = i.Total
+			inv[rc] = i
+		}
+	}
 	for _, rc := range retained {
 		if old, ok := o.Inventory[rc]; ok {
 			old.Reserved = old.Total

@@ -21,6 +21,10 @@ const (
 	// ReservedPendingDeletion: the node is not listed and proven gone
 	// once; the next proof deletes its provider.
 	ReservedPendingDeletion ReservedReason = "pending_deletion"
+	// ReservedLeftScope: the node is not listed but exists: it left this
+	// engine's scope (another shard or conductor group). Kept reserved
+	// until another engine takes the provider over or it comes back.
+	ReservedLeftScope ReservedReason = "left_scope"
 )
 
 // The Ironic states the rules compare against.

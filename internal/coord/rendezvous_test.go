@@ -129,3 +129,34 @@ func TestOverlapYieldsTheNewerClaim(t *testing.T) {
 		t.Fatalf("a must yield, got %v", got)
 	}
 }
+
+// TestAssignSpread checks, for 2–8 engines and 8–4,096 partitions and
+// several namings of the engines, that every engine holds a share: at
+// most capacity, so at least what the others leave, and never none. It
+// logs the spread (fewest–most units an engine holds, over the namings);
+// `go test -v -run TestAssignSpread ./internal/coord/` prints the table.
+func TestAssignSpread(t *testing.T) {
+	for _, parts := range []int{2, 8, 64, 512, 4096} {
+		units := Division{Partitions: parts}.Units()
+		for n := 2; n <= 8; n++ {
+			lo, hi := parts, 0
+			for naming := range 20 {
+				ms := make([]string, n)
+				for i := range ms {
+					ms[i] = fmt.Sprintf("rack-%d-%d", naming, i)
+				}
+				a := Assign(ms, units)
+				for _, m := range ms {
+					got := len(Of(a, m))
+					lo, hi = min(lo, got), max(hi, got)
+				}
+			}
+			limit := capacity(parts, n)
+			floor := max(parts-(n-1)*limit, least(parts, n))
+			if hi > limit || lo < floor || (parts >= n && lo == 0) {
+				t.Errorf("%d partitions over %d engines: %d–%d units an engine, want %d–%d", parts, n, lo, hi, floor, limit)
+			}
+			t.Logf("SPREAD partitions=%d engines=%d even=%.1f units_per_engine=%d–%d", parts, n, float64(parts)/float64(n), lo, hi)
+		}
+	}
+}

@@ -42,7 +42,7 @@ type Metrics struct {
 // NodeStates are the values of the state label of rpengine_nodes: every
 // ReservedReason, with "" named "schedulable".
 var NodeStates = []string{"schedulable", "maintenance", "retired", "fault", "power_state",
-	"provision_state", "target_provision_state", "instance", "quarantined", "pending_deletion"}
+	"provision_state", "target_provision_state", "instance", "quarantined", "pending_deletion", "left_scope"}
 
 // NewMetrics registers the engine's series, Go's and the process's.
 func NewMetrics() *Metrics {

@@ -47,7 +47,7 @@ var (
 		engine.CodeNoClass, engine.CodeBadClass, engine.CodeBadResources, engine.CodeFieldTooLong, engine.CodeTooManyEntries,
 		engine.CodeBadUTF8, engine.CodeBadValue}
 	blockedReasons = []string{engine.ReasonAllocations, engine.ReasonRefused, engine.ReasonDeleteLimit}
-	doubtReasons   = []string{"quarantined", "pending_deletion"}
+	doubtReasons   = []string{"quarantined", "pending_deletion", "left_scope"}
 )
 
 // outcomes sets the per-reason gauges from a cycle's outcomes.
