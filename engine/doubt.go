@@ -68,9 +68,7 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 		}
 		done[d.uuid] = true
 		c.state.update(d.uuid, func(k *known) { k.DoubtGeneration = gen })
-		if c.plan == nil {
-			c.e.log.Info("provider fully reserved", NodeAttrs(d.uuid, d.name, "reason", string(d.why))...)
-		}
+		c.log.Info("provider fully reserved", NodeAttrs(d.uuid, d.name, "reason", string(d.why))...)
 	}
 	return done
 }
@@ -103,7 +101,7 @@ func (c *cycle) reserveFully(ctx context.Context, uuid, name string) (placement.
 		}
 		if changed {
 			before := gen
-			if gen, err = c.w.setInventories(ctx, uuid, gen, inv); err != nil {
+			if gen, err = c.w.SetInventories(ctx, uuid, gen, inv); err != nil {
 				return onConflict(err)
 			}
 			c.written(ctx, uuid, name, OpInventory, before, gen, answer)

@@ -179,7 +179,7 @@ func (c *cycle) claimOrphans(ctx context.Context, desired []Desired, listed map[
 		default:
 			var set []string
 			if set, err = c.knownTraits(ctx, sortedSet(append(traits, ours))); err == nil {
-				gen, err = c.w.setTraits(ctx, uuid, gen, set)
+				gen, err = c.w.SetTraits(ctx, uuid, gen, set)
 			}
 			if err != nil {
 				c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))
