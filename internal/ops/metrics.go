@@ -40,9 +40,15 @@ type Metrics struct {
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
-// ReservedReason, with "" named "schedulable".
-var NodeStates = []string{"schedulable", "maintenance", "retired", "fault", "power_state",
-	"provision_state", "target_provision_state", "instance", "quarantined", "pending_deletion"}
+// ReservedReason of the reservation matrix (baremetal.Reasons), with ""
+// named "schedulable".
+var NodeStates = func() []string {
+	out := make([]string, len(baremetal.Reasons))
+	for i, r := range baremetal.Reasons {
+		out[i] = r.State()
+	}
+	return out
+}()
 
 // NewMetrics registers the engine's series, Go's and the process's.
 func NewMetrics() *Metrics {
