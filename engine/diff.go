@@ -28,13 +28,12 @@ type Managed struct {
 	Aggregates []string
 }
 
-// Op names a kind of write; Write is one change to one provider (only
-// the field of its Op is set). Both are the record's (its Writers record
-// them in a plan): one type, its constants in one place.
-type (
-	Op    = record.Op
-	Write = record.Write
-)
+// Op names a kind of write. It is the record's (its Writers record
+// writes in a plan): one type, its constants in one place.
+type Op = record.Op
+
+// Write is one change to one provider. Only the field of its Op is set.
+type Write = record.Write
 
 // The writes, named as Placement's operations.
 const (
