@@ -19,7 +19,7 @@ import (
 
 // cycle is one reconcile and everything it owns: where its writes go,
 // the state they update, and what it has done so far. Engine keeps only
-// what outlives a cycle. Its steps (sweep) are observe (the source), own
+// what outlives a cycle. Its steps (sweep, steps.go) are observe (the source), own
 // (our providers and the ownership record), syncAll (per provider:
 // observe, own, plan, apply, classify; sync.go), holds and reap.
 type cycle struct {

@@ -37,15 +37,15 @@ type NodeSyncReport struct {
 
 // SyncNodes reconciles only the given nodes, as a cycle would: it reads
 // them from the source, then the instances on them, and writes their
-// providers with the cycle's steps (the ownership record first, then
-// syncAll: generations, retries, quarantine, the name budget). It never
-// deletes and lists nothing else: a node the source did not return, or
-// anything it cannot be sure of, is left to a full cycle, which FullCycle
-// then asks for. A node is always re-read, so what made the engine ask
-// about it (a notification) is only a hint. It skips what judges the
-// whole scope: the round (proofs count full cycles only), the orphans,
-// the holds and the reaping. Like Cycle, it must not run concurrently
-// with a cycle.
+// providers with the cycle's steps (steps.go: the ownership record first,
+// in the file and the shared record, then the quarantine and syncAll:
+// generations, retries, the name budget). It never deletes and lists
+// nothing else: a node the source did not return, or anything it cannot
+// be sure of, is left to a full cycle, which FullCycle then asks for. A
+// node is always re-read, so what made the engine ask about it (a
+// notification) is only a hint. It skips what judges the whole scope: the
+// round (proofs count full cycles only), the orphans, the holds and the
+// reaping. Like Cycle, it must not run concurrently with a cycle.
 func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) (r NodeSyncReport) {
 	c := e.newCycle()
 	uuids = distinctUUIDs(uuids)
