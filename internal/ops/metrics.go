@@ -204,11 +204,6 @@ func (m *Metrics) PluginCalls(call, outcome string) uint64 {
 	return sampleCount(m.pluginSecs.WithLabelValues(call, outcome))
 }
 
-// PlacementRequests counts Placement requests of one method and outcome.
-func (m *Metrics) PlacementRequests(method, outcome string) uint64 {
-	return sampleCount(m.placementSecs.WithLabelValues(method, outcome))
-}
-
 // Reloads is the counter of reloads with result "ok" or "failed".
 func (m *Metrics) Reloads(result string) prometheus.Counter { return m.reloads.WithLabelValues(result) }
 
