@@ -187,13 +187,7 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 		notes = append(notes, "On the real Placement the another-writer rows are absent: it has no bump hook.")
 	}
 	if o.prod > 0 {
-		fmt.Fprintf(os.Stderr, "rpbench: production-shaped Placement, cold start at %d nodes\n", o.prod)
-		c, err := bench.StartProd(o.root, 18785, 4)
-		if err != nil {
-			return nil, nil, err
-		}
-		r, err := bench.ColdRatio(ctx, c.URL, "Placement 8.0, uWSGI 4 workers + MariaDB", o.prod, o.prodRounds, salt+400)
-		c.Stop()
+		r, err := prodStep(ctx, o, salt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -205,6 +199,17 @@ func all(ctx context.Context, o options) ([]bench.Row, []string, error) {
 	}
 	notes = append(notes, fixedNotes...)
 	return rows, notes, nil
+}
+
+// prodStep measures the cold start on the production-shaped Placement.
+func prodStep(ctx context.Context, o options, salt uint32) (bench.Row, error) {
+	fmt.Fprintf(os.Stderr, "rpbench: production-shaped Placement, cold start at %d nodes\n", o.prod)
+	c, err := bench.StartProd(o.root, 18785, 4)
+	if err != nil {
+		return bench.Row{}, err
+	}
+	defer c.Stop()
+	return bench.ColdRatio(ctx, c.URL, "Placement 8.0, uWSGI 4 workers + MariaDB", o.prod, o.prodRounds, salt+400)
 }
 
 // fakeSteps measures n nodes on the fake Placement, each step with a
