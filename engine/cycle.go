@@ -98,7 +98,7 @@ func (c *cycle) run(ctx context.Context, r run) Report {
 func (c *cycle) countRound() {
 	var pending bool
 	if c.round, pending = c.state.nextRound(); pending {
-		if err := c.state.Save(); err != nil {
+		if err := c.rec.Save(); err != nil {
 			c.e.log.Warn("state cache not saved before the cycle", "err", err)
 		}
 	}

@@ -52,7 +52,7 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 	for _, d := range todo {
 		c.state.update(d.uuid, func(k *known) { k.Doubt, k.DoubtGeneration = string(d.why), "" })
 	}
-	if err := c.state.Save(); err != nil { // reserving is still the safe way: go on
+	if err := c.rec.Save(); err != nil { // reserving is still the safe way: go on
 		c.e.log.Warn("doubt not recorded before reserving", "err", err)
 	}
 	for i, d := range todo {

@@ -122,6 +122,16 @@ func (k *Keeper) Intend(ctx context.Context, add Intent) (Writer, error) {
 	return sender{k.pc}, nil
 }
 
+// Save writes the file alone, for what nothing written depends on yet
+// (a cycle's round, a doubt before its reserve): the store gets it at
+// the next Flush. A plan saves nothing.
+func (k *Keeper) Save() error {
+	if k.plan || k.ledger == nil {
+		return nil
+	}
+	return k.ledger.Save()
+}
+
 // Flush stores the entries changed since the last store; a plan stores
 // nothing. After the writes nothing depends on it yet, so a failure is
 // the caller's to report; the entries are stored again next time.

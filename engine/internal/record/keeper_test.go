@@ -80,6 +80,9 @@ func TestIntendIsDurableBeforeTheWriter(t *testing.T) {
 	}); err != nil || l.saves != 1 {
 		t.Errorf("an unchanged intent: err %v, saves %d, want no save", err, l.saves)
 	}
+	if err := k.Save(); err != nil || l.saves != 2 {
+		t.Errorf("Save: %v, saves %d; want the file written again", err, l.saves)
+	}
 }
 
 func TestIntendRefusesTheWriterWhenNotDurable(t *testing.T) {
@@ -120,6 +123,9 @@ func TestPlanRecordsAndPersistsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := w.SetTraits(context.Background(), "n1", "7", []string{"CUSTOM_A"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Save(); err != nil {
 		t.Fatal(err)
 	}
 	if pl.saves != 0 || l.saves != 0 || st.entries["b"] != nil {
