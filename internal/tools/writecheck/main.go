@@ -49,11 +49,15 @@ type pkg struct {
 	Module     *struct{ Path string }
 }
 
-func main() {
-	pkgs, err := list(os.Args[1:])
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run checks the packages of patterns and returns the exit status: 0
+// clean, 1 a write found, 2 the check could not run.
+func run(patterns []string, stdout, stderr io.Writer) int {
+	pkgs, err := list(patterns, stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "writecheck:", err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, "writecheck:", err)
+		return 2
 	}
 	exports := map[string]string{}
 	for _, p := range pkgs {
@@ -71,24 +75,25 @@ func main() {
 		if !checked(p) {
 			continue
 		}
-		n, err := check(fset, imp, p)
+		n, err := check(fset, imp, p, stdout)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "writecheck:", err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, "writecheck:", err)
+			return 2
 		}
 		found += n
 	}
 	if found > 0 {
-		fmt.Printf("writecheck: %d Placement write(s) outside the record's writer (engine/internal/record)\n", found)
-		os.Exit(1)
+		fmt.Fprintf(stdout, "writecheck: %d Placement write(s) outside the record's writer (engine/internal/record)\n", found)
+		return 1
 	}
+	return 0
 }
 
 // list runs go list over patterns, with every dependency's export data.
-func list(patterns []string) ([]pkg, error) {
+func list(patterns []string, stderr io.Writer) ([]pkg, error) {
 	cmd := exec.Command("go", append([]string{"list", "-export", "-deps", "-json"}, patterns...)...)
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	cmd.Stdout, cmd.Stderr = &out, stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("go list: %w", err)
 	}
@@ -116,7 +121,7 @@ func checked(p pkg) bool {
 }
 
 // check type-checks p and prints each write of placement.Client in it.
-func check(fset *token.FileSet, imp types.Importer, p pkg) (int, error) {
+func check(fset *token.FileSet, imp types.Importer, p pkg, out io.Writer) (int, error) {
 	var files []*ast.File
 	for _, name := range p.GoFiles {
 		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, 0)
@@ -138,7 +143,7 @@ func check(fset *token.FileSet, imp types.Importer, p pkg) (int, error) {
 	}
 	slices.Sort(found)
 	for _, f := range found {
-		fmt.Println(f)
+		fmt.Fprintln(out, f)
 	}
 	return len(found), nil
 }
