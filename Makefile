@@ -193,6 +193,9 @@ check:
 	$(WASMENV) $(TOOLS)/staticcheck -checks inherit,-U1000 ./plugins/... $(HOSTABI:...=guest/...)
 	$(GO) run ./internal/tools/doccheck .
 	$(GO) run ./internal/tools/funclen -max 60 engine
+	$(GO) run ./internal/tools/funclen -max 60 -notests .
+	$(GO) run ./internal/tools/writecheck ./...
+	$(GO) test -count=1 ./internal/tools/...
 	scripts/check-tree.sh
 
 # release builds dist/: static binaries for linux/amd64 and arm64, the

@@ -9,12 +9,6 @@ type Clock interface {
 	Now() time.Time
 }
 
-// SystemClock is the real clock, the default when Options.Clock is nil.
-type SystemClock struct{}
-
-// Now is time.Now.
-func (SystemClock) Now() time.Time { return time.Now() }
-
 // now reads the configured clock.
 func (e *Engine) now() time.Time {
 	if e.opts.Clock == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
@@ -11,20 +12,23 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rpengine/rpengine/engine/internal/record"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
 
 // cycle is one reconcile and everything it owns: where its writes go,
 // the state they update, and what it has done so far. Engine keeps only
-// what outlives a cycle. Its steps (sweep) are observe (the source), own
+// what outlives a cycle. Its steps (sweep, steps.go) are observe (the source), own
 // (our providers and the ownership record), syncAll (per provider:
 // observe, own, plan, apply, classify; sync.go), holds and reap.
 type cycle struct {
 	e      *Engine
-	w      writer
-	plan   *planWriter // a plan's record; nil when writing to Placement
-	state  *State      // the engine's, or a plan's copy
+	rec    *record.Keeper // the engine's ownership record, or a plan's view of it
+	w      record.Writer  // from rec.Intend (own): nil until the record holds the intent
+	log    *slog.Logger   // the engine's; a plan's discards
+	dry    bool           // a plan: told to the observers
+	state  *State         // the engine's, or a plan's copy
 	names  *nameBook
 	holds  *holdBook
 	rooms  map[string]map[string]placement.Generation // room listings by hold class, this cycle (roomFor)
@@ -60,7 +64,7 @@ type cycle struct {
 // Cycle runs one reconcile: nodes, then instances, then one listing of
 // Placement, then the writes.
 func (e *Engine) Cycle(ctx context.Context) Report {
-	return e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds).run(ctx)
+	return e.newCycle().run(ctx, fullRun)
 }
 
 // Plan runs the same reconcile over a copy of the engine's state and
@@ -68,67 +72,34 @@ func (e *Engine) Cycle(ctx context.Context) Report {
 // written, and the engine is left as it was. Report.Writes and each
 // Outcome's Writes say what Cycle would write.
 func (e *Engine) Plan(ctx context.Context) Report {
-	rec := &planWriter{pc: e.pc}
-	c := e.newCycle(rec, e.state.clone(), e.names.clone(), e.holds.clone())
-	c.plan, c.quiet = rec, e.quiet.clone()
-	return c.run(ctx)
+	return e.newPlan().run(ctx, fullRun)
 }
 
-func (e *Engine) newCycle(w writer, state *State, names *nameBook, holds *holdBook) *cycle {
-	return &cycle{e: e, w: w, state: state, names: names, holds: holds, quiet: &e.quiet, budget: budget{limit: e.opts.NewNames},
-		start: time.Now(), r: Report{Schema: ReportSchema, Errors: []Error{}}}
+// newCycle is a run over the engine's own state and record.
+func (e *Engine) newCycle() *cycle {
+	return &cycle{e: e, rec: e.rec, log: e.log, state: e.state, names: e.names, holds: &e.holds, quiet: &e.quiet,
+		budget: budget{limit: e.opts.NewNames}, start: time.Now(), r: Report{Schema: ReportSchema, Errors: []Error{}}}
 }
 
-func (c *cycle) run(ctx context.Context) Report {
-	c.e.emit(CycleStarted{At: c.start, Plan: c.plan != nil})
-	c.sweep(ctx)
+// newPlan is a run over copies, whose record hands out a recording writer.
+func (e *Engine) newPlan() *cycle {
+	c := e.newCycle()
+	c.state, c.names, c.holds, c.quiet = e.state.clone(), e.names.clone(), e.holds.clone(), e.quiet.clone()
+	c.rec, c.log, c.dry = e.rec.ForPlan(e.ledger(c.state)), slog.New(slog.DiscardHandler), true
+	return c
+}
+
+func (c *cycle) run(ctx context.Context, r run) Report {
+	c.e.emit(CycleStarted{At: c.start, Plan: c.dry})
+	c.sweep(ctx, r)
 	return c.finish()
-}
-
-// sweep is the reconcile of every node in scope, in its order. A step
-// that fails ends it before any write that would depend on it. A sync of
-// given nodes would skip the round (proofs count full cycles only), the
-// orphans, the holds and the reaping, which judge the whole scope.
-func (c *cycle) sweep(ctx context.Context) {
-	c.countRound()
-	if !c.negotiated(ctx) {
-		return
-	}
-	nodes, desired, ok := c.observe(ctx, c.e.pol.Scope.Request())
-	if !ok {
-		return
-	}
-	defer c.e.spare.give(c.spare) // nothing keeps them past the cycle
-	listed, ok := c.own(ctx, desired)
-	if !ok {
-		c.quarantine(ctx, nil) // the outcomes alone: the providers are unknown
-		return
-	}
-	c.claimOrphans(ctx, desired, listed)
-	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
-	// Beside nova, the holds that change go first, each with the inventory
-	// it guards in one write (hold.go), and are released after the
-	// deletions, once nothing is left allocatable.
-	nova := c.e.pol.Nova.Enabled
-	if why, _ := c.halted(); nova && why == "" {
-		c.placeHolds(ctx, desired, listed)
-	}
-	c.syncAll(ctx, desired, listed)
-	// Providers whose node is no longer listed: deleted only on proof.
-	if why, _ := c.halted(); why == "" {
-		c.reapVanished(ctx, nodes, desired, listed)
-	}
-	if why, _ := c.halted(); nova && why == "" {
-		c.settleHolds(ctx, nodes, desired, listed)
-	}
-	c.recordAfter(ctx)
 }
 
 // countRound numbers the cycle for the deletion proofs (proof.go).
 func (c *cycle) countRound() {
 	var pending bool
 	if c.round, pending = c.state.nextRound(); pending {
-		if err := c.state.Save(); err != nil {
+		if err := c.rec.Save(); err != nil {
 			c.e.log.Warn("state cache not saved before the cycle", "err", err)
 		}
 	}
@@ -194,25 +165,6 @@ func (c *cycle) takeDesired(desired []Desired, problems []Problem) {
 	c.problems = problems
 }
 
-// own lists this engine's providers — one request tells which changed
-// since last seen — and, before the first write, puts in the ownership
-// record, on disk, all this cycle may add or create (record.go).
-func (c *cycle) own(ctx context.Context, desired []Desired) (map[string]placement.Generation, bool) {
-	c.placementFrom = time.Now()
-	listed, err := c.listOwned(ctx)
-	c.listed("providers", len(listed), c.placementFrom, err, nil)
-	if err != nil {
-		c.fail(ErrListing, "", fmt.Sprintf("list providers: %v; no writes this cycle", err))
-		return nil, false
-	}
-	c.beginQuiet(ctx, listed)
-	if err := c.recordIntent(ctx, desired, listed); err != nil {
-		c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes this cycle", err))
-		return nil, false
-	}
-	return listed, true
-}
-
 // finish completes the report and tells the observers.
 func (c *cycle) finish() Report {
 	r := &c.r
@@ -227,8 +179,8 @@ func (c *cycle) finish() Report {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d standard traits unknown to this Placement left out (upgrade Placement to know them): %s",
 			len(u), strings.Join(u[:min(len(u), 10)], ", ")))
 	}
-	if c.plan != nil {
-		r.Writes = c.plan.all()
+	if c.w != nil {
+		r.Writes = c.w.All() // a plan's; nil when they were sent
 	}
 	r.Outcomes = c.results.take()
 	r.ChangesOmitted = max(0, c.changeLists.Load()-MaxChangeLists)

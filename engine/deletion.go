@@ -11,9 +11,6 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
-// OpDelete is a provider deletion, planned only with proof.
-const OpDelete Op = "delete_provider"
-
 // reapVanished handles this engine's providers whose node the (complete)
 // listing no longer contains. Absence proves nothing — the node may have
 // moved out of scope, or the listing raced a change — so each one needs
@@ -154,7 +151,7 @@ func (c *cycle) deleteOne(ctx context.Context, uuid string) (code, why string, e
 			return ReasonAllocations, msgAllocations, nil
 		}
 	}
-	err = c.w.deleteProvider(ctx, uuid)
+	err = c.w.DeleteProvider(ctx, uuid)
 	var api *placement.APIError
 	switch {
 	case errors.Is(err, placement.ErrProviderInUse):
@@ -188,7 +185,7 @@ func (c *cycle) reserveAll(ctx context.Context, uuid string) error {
 		return nil
 	}
 	gen, err := c.reserveFully(ctx, uuid, "") // doubt.go; a node proven gone has no name
-	if err == nil && c.plan == nil {
+	if err == nil {                           // a plan's quiet book is its own copy
 		c.quiet.sawReserved(uuid, gen)
 	}
 	return err

@@ -490,6 +490,9 @@ func (s *spareDesired) take() *spareLists {
 
 // give hands the lists back once nothing uses them any more.
 func (s *spareDesired) give(l *spareLists) {
+	if l == nil { // a run that took none (named nodes, a node sync)
+		return
+	}
 	clear(l.desired[:cap(l.desired)])
 	for i := range l.keys {
 		l.keys[i].id = ""

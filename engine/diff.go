@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rpengine/rpengine/engine/internal/record"
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
@@ -27,26 +28,25 @@ type Managed struct {
 	Aggregates []string
 }
 
-// Op names a kind of write.
-type Op string
+// Op names a kind of write. It is the record's (its Writers record
+// writes in a plan): one type, its constants in one place.
+type Op = record.Op
+
+// Write is one change to one provider. Only the field of its Op is set.
+type Write = record.Write
 
 // The writes, named as Placement's operations.
 const (
-	OpCreate     Op = "create_provider"
-	OpTraits     Op = "set_traits"
-	OpInventory  Op = "set_inventories"
-	OpAggregates Op = "set_aggregates"
+	OpCreate     = record.OpCreate
+	OpTraits     = record.OpTraits
+	OpInventory  = record.OpInventory
+	OpAggregates = record.OpAggregates
+	// OpDelete is a provider deletion, planned only with proof.
+	OpDelete = record.OpDelete
+	// OpHold and OpReleaseHold are the hold writes beside nova.
+	OpHold        = record.OpHold
+	OpReleaseHold = record.OpReleaseHold
 )
-
-// Write is one change to one provider. Only the field of its Op is set.
-type Write struct {
-	Op         Op                             `json:"op"`
-	UUID       string                         `json:"uuid"`
-	Name       string                         `json:"name,omitempty"`
-	Inventory  map[string]placement.Inventory `json:"inventories,omitempty"`
-	Traits     []string                       `json:"traits,omitempty"`
-	Aggregates []string                       `json:"aggregates,omitempty"`
-}
 
 // Plan lists the writes that make o match d, in the order they must be
 // sent: create, traits (so the owner marker lands first), inventory,

@@ -52,7 +52,7 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 	for _, d := range todo {
 		c.state.update(d.uuid, func(k *known) { k.Doubt, k.DoubtGeneration = string(d.why), "" })
 	}
-	if err := c.state.Save(); err != nil { // reserving is still the safe way: go on
+	if err := c.rec.Save(); err != nil { // reserving is still the safe way: go on
 		c.e.log.Warn("doubt not recorded before reserving", "err", err)
 	}
 	for i, d := range todo {
@@ -68,9 +68,7 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 		}
 		done[d.uuid] = true
 		c.state.update(d.uuid, func(k *known) { k.DoubtGeneration = gen })
-		if c.plan == nil {
-			c.e.log.Info("provider fully reserved", NodeAttrs(d.uuid, d.name, "reason", string(d.why))...)
-		}
+		c.log.Info("provider fully reserved", NodeAttrs(d.uuid, d.name, "reason", string(d.why))...)
 	}
 	return done
 }
@@ -106,7 +104,7 @@ func (c *cycle) reserveFully(ctx context.Context, uuid, name string) (placement.
 		}
 		if changed {
 			before := gen
-			if gen, err = c.w.setInventories(ctx, uuid, gen, inv); err != nil {
+			if gen, err = c.w.SetInventories(ctx, uuid, gen, inv); err != nil {
 				return onConflict(err)
 			}
 			c.written(ctx, uuid, name, OpInventory, before, gen, answer)

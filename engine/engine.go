@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine/baremetal"
+	"github.com/rpengine/rpengine/engine/internal/record"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -85,11 +86,11 @@ type Engine struct {
 	obs   Observers
 	// What outlives a cycle besides the state; a cycle's own state is in
 	// its cycle value (cycle.go).
-	names *nameBook    // Placement's names learnt (names.go)
-	holds holdBook     // beside nova: the holds placed (hold.go)
-	quiet quiet        // providers left as they are while their generation holds (quiet.go)
-	rec   sharing      // the shared ownership record, with [coord] etcd (recordshare.go)
-	spare spareDesired // the last cycle's desired list, for the next (desired.go)
+	names *nameBook      // Placement's names learnt (names.go)
+	holds holdBook       // beside nova: the holds placed (hold.go)
+	quiet quiet          // providers left as they are while their generation holds (quiet.go)
+	rec   *record.Keeper // the ownership record: the state file, and the shared store with [coord] (recordshare.go)
+	spare spareDesired   // the last cycle's desired list, for the next (desired.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.
@@ -123,7 +124,9 @@ func New(src Source, pc *placement.Client, pol Policy, opts Options, state *Stat
 		log = slog.New(slog.DiscardHandler)
 	}
 	obs := Observers{LogObserver(log), opts.Observer}
-	return &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs, names: newNameBook()}
+	e := &Engine{src: src, pc: pc, pol: pol, opts: opts, state: state, log: log, obs: obs, names: newNameBook()}
+	e.rec = record.New(pc, e.ledger(state))
+	return e
 }
 
 // SetScope changes what the engine manages from the next cycle on, and

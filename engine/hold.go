@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rpengine/rpengine/engine/internal/record"
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
@@ -26,12 +27,6 @@ import (
 
 // HoldConsumerType is the consumer_type of hold allocations (1.38+).
 const HoldConsumerType = "RPENGINE_HOLD"
-
-// Hold writes, as a plan reports them.
-const (
-	OpHold        Op = "hold"
-	OpReleaseHold Op = "release_hold"
-)
 
 // HoldConsumer is the hold consumer's uuid for one node: a name-based
 // (version 5, SHA-1) uuid of the engine's owner marker and the node's
@@ -162,9 +157,7 @@ func (c *cycle) placeOne(ctx context.Context, d Desired, gen placement.Generatio
 	default:
 		c.state.setHeld(d.UUID, d.Hold)
 		rep.Placed++
-		if c.plan == nil {
-			c.e.log.Info("hold placed", NodeAttrs(d.UUID, d.NodeName, append([]any{"class", d.Hold}, requestIDs(ctx, answer)...)...)...)
-		}
+		c.log.Info("hold placed", NodeAttrs(d.UUID, d.NodeName, append([]any{"class", d.Hold}, requestIDs(ctx, answer)...)...)...)
 	}
 }
 
@@ -196,16 +189,14 @@ func (c *cycle) mayRelease(ctx context.Context, node string) bool {
 // releaseOne deletes one hold consumer of this engine.
 func (c *cycle) releaseOne(ctx context.Context, node, name string, rep *NovaReport) {
 	ctx, answer := placement.WithAnswerID(ctx)
-	err := c.w.releaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
+	err := c.w.ReleaseHold(ctx, node, HoldConsumer(c.e.pol.OwnerTrait, node))
 	if err != nil && !errors.Is(err, placement.ErrNotFound) {
 		c.fail(ErrPlacement, node, fmt.Sprintf("provider %s: release hold: %v", node, err))
 		return
 	}
 	c.state.dropHeld(node)
 	rep.Released++
-	if c.plan == nil {
-		c.e.log.Info("hold released", NodeAttrs(node, name, requestIDs(ctx, answer)...)...)
-	}
+	c.log.Info("hold released", NodeAttrs(node, name, requestIDs(ctx, answer)...)...)
 }
 
 // checkBook compares the book with the hold project's usage (one request)
@@ -334,14 +325,14 @@ func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generati
 // class change to a new one; nova usually made it first) is created and
 // the reshape sent again, so known classes cost no request.
 func (c *cycle) reshape(ctx context.Context, d Desired, gen placement.Generation, id string, want placement.Consumer) error {
-	err := c.w.putHold(ctx, d.UUID, gen, d.Inventory, id, want)
+	err := c.w.PutHold(ctx, d.UUID, gen, d.Inventory, id, want)
 	if !isBadRequest(err) {
 		return err
 	}
 	if cerr := c.ensureClasses(ctx, d.Inventory); cerr != nil {
 		return cerr
 	}
-	return c.w.putHold(ctx, d.UUID, gen, d.Inventory, id, want)
+	return c.w.PutHold(ctx, d.UUID, gen, d.Inventory, id, want)
 }
 
 // setNova and nova give the cycle's beside-nova report, under its lock.
@@ -427,8 +418,14 @@ func sortedKeys(m map[string]string) []string {
 
 // ReleaseHolds deletes this engine's hold consumers on the given
 // providers, for standing down beside nova (docs/NOVA.md): nothing else.
-// It stops once the hold project's usage is zero.
+// It stops once the hold project's usage is zero. Its writer is the
+// record's, as every write's: releasing adds nothing to record, and the
+// command keeps no state file, so the intent is empty.
 func ReleaseHolds(ctx context.Context, pc *placement.Client, ownerTrait, project, user string, providers []string) (int, error) {
+	w, err := record.New(pc, nil).Intend(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
 	released := 0
 	for _, p := range providers {
 		used, err := pc.ProjectUsage(ctx, project, user)
@@ -438,7 +435,7 @@ func ReleaseHolds(ctx context.Context, pc *placement.Client, ownerTrait, project
 		if used == 0 {
 			break
 		}
-		err = pc.DeleteConsumer(ctx, HoldConsumer(ownerTrait, p))
+		err = w.ReleaseHold(ctx, p, HoldConsumer(ownerTrait, p))
 		switch {
 		case err == nil:
 			released++

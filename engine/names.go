@@ -143,7 +143,7 @@ func (c *cycle) ensure(ctx context.Context, key string) error {
 		return err
 	}
 	kind, name, _ := strings.Cut(key, ":")
-	if err := c.w.createName(ctx, kind, name); err != nil {
+	if err := c.w.CreateName(ctx, kind, name); err != nil {
 		return fmt.Errorf("ensure %s: %w", key, err)
 	}
 	c.names.add(key)

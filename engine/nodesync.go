@@ -37,17 +37,17 @@ type NodeSyncReport struct {
 
 // SyncNodes reconciles only the given nodes, as a cycle would: it reads
 // them from the source, then the instances on them, and writes their
-// providers with the cycle's steps (the ownership record first, then
-// syncAll: generations, retries, quarantine, the name budget). It never
-// deletes and lists nothing else: a node the source did not return, or
-// anything it cannot be sure of, is left to a full cycle, which FullCycle
-// then asks for. A node is always re-read, so what made the engine ask
-// about it (a notification) is only a hint. It skips what judges the
-// whole scope: the round (proofs count full cycles only), the orphans,
-// the holds and the reaping. Like Cycle, it must not run concurrently
-// with a cycle.
+// providers with the cycle's steps (steps.go: the ownership record first,
+// in the file and the shared record, then the quarantine and syncAll:
+// generations, retries, the name budget). It never deletes and lists
+// nothing else: a node the source did not return, or anything it cannot
+// be sure of, is left to a full cycle, which FullCycle then asks for. A
+// node is always re-read, so what made the engine ask about it (a
+// notification) is only a hint. It skips what judges the whole scope: the
+// round (proofs count full cycles only), the orphans, the holds and the
+// reaping. Like Cycle, it must not run concurrently with a cycle.
 func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) (r NodeSyncReport) {
-	c := e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds)
+	c := e.newCycle()
 	uuids = distinctUUIDs(uuids)
 	r.Asked = len(uuids)
 	defer func() { c.finishNodeSync(&r) }()
@@ -59,28 +59,27 @@ func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) 
 		r.FullCycle = "Placement refused the recorded microversion"
 		return r
 	}
-	nodes, instances, ok := c.readNodes(ctx, src, uuids, &r)
-	if !ok {
-		return r
-	}
-	desired, problems := DesiredState(nodes, instances, e.pol)
-	for i, d := range desired { // traits Placement lacks are neither sent nor recorded
-		if slices.ContainsFunc(d.Traits, c.names.isUnknown) {
-			desired[i].Traits = slices.DeleteFunc(slices.Clone(d.Traits), c.names.isUnknown)
-		}
-	}
-	for _, p := range problems {
-		c.problem(p)
-	}
-	listed := c.cachedGenerations(desired)
-	if c.state.intend(desired, listed, nil, nil) {
-		if err := c.state.Save(); err != nil {
-			c.fail(ErrState, "", fmt.Sprintf("record ownership before writing: %v; no writes", err))
-			return r
-		}
-	}
-	c.syncAll(ctx, desired, listed)
+	c.sweep(ctx, nodeRun(src, uuids, &r))
 	return r
+}
+
+// nodeRun is the selection of a cycle's steps for a node sync: the nodes
+// read from src, the providers' generations from the cache.
+func nodeRun(src NodeReader, uuids []string, r *NodeSyncReport) run {
+	return run{
+		observe: func(ctx context.Context, c *cycle) (listedNodes, []Desired, bool) {
+			nodes, instances, ok := c.readNodes(ctx, src, uuids, r)
+			if !ok {
+				return listedNodes{}, nil, false
+			}
+			desired, problems := DesiredState(nodes, instances, c.e.pol)
+			c.takeDesired(desired, problems)
+			return listedNodes{}, desired, true
+		},
+		providers: func(_ context.Context, c *cycle, desired []Desired) (map[string]placement.Generation, bool) {
+			return c.cachedGenerations(desired), true
+		},
+	}
 }
 
 // readNodes reads the nodes, then the instances on those in scope: the

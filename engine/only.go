@@ -28,38 +28,26 @@ type OnlyReport struct {
 // are a full cycle's. A name the source does not list in scope is
 // reported in Unknown, and then nothing is written.
 func (e *Engine) CycleOnly(ctx context.Context, only []string) OnlyReport {
-	c := e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds)
+	c := e.newCycle()
 	c.e.emit(CycleStarted{At: c.start})
-	unknown := c.sweepOnly(ctx, only)
+	var unknown []string
+	c.sweep(ctx, namedRun(only, &unknown))
 	return OnlyReport{Report: c.finish(), Unknown: unknown}
 }
 
-// sweepOnly is sweep for the nodes named in only; it returns the names
-// that matched no node in scope.
-func (c *cycle) sweepOnly(ctx context.Context, only []string) []string {
-	if !c.negotiated(ctx) {
-		return nil
+// namedRun is the selection of a cycle's steps for the nodes named in
+// only; the names that matched no node in scope go to *unknown.
+func namedRun(only []string, unknown *[]string) run {
+	return run{
+		observe: func(ctx context.Context, c *cycle) (listedNodes, []Desired, bool) {
+			desired, u, ok := c.observeOnly(ctx, only)
+			*unknown = u
+			return listedNodes{}, desired, ok && len(u) == 0
+		},
+		providers: func(ctx context.Context, c *cycle, _ []Desired) (map[string]placement.Generation, bool) {
+			return c.listProviders(ctx)
+		},
 	}
-	desired, unknown, ok := c.observeOnly(ctx, only)
-	if !ok || len(unknown) > 0 {
-		return unknown
-	}
-	listed, ok := c.own(ctx, desired)
-	if !ok {
-		c.quarantine(ctx, nil)
-		return nil
-	}
-	c.quarantine(ctx, listed)
-	nova := c.e.pol.Nova.Enabled
-	if why, _ := c.halted(); nova && why == "" {
-		c.placeHolds(ctx, desired, listed)
-	}
-	c.syncAll(ctx, desired, listed)
-	if why, _ := c.halted(); nova && why == "" {
-		c.settleNamedHolds(ctx, desired, listed)
-	}
-	c.recordAfter(ctx)
-	return nil
 }
 
 // observeOnly lists every node, then every instance (the order of a

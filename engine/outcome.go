@@ -71,15 +71,15 @@ func (c *cycle) outcome(o Outcome, held Observed) {
 	if (o.Kind == KindUnchanged || o.Kind == KindKept) && c.e.opts.Observer == nil {
 		return // the log observer ignores these: spare 100,000 boxed events a cycle
 	}
-	c.e.emit(ProviderOutcome{Outcome: o, Placement: held, Plan: c.plan != nil})
+	c.e.emit(ProviderOutcome{Outcome: o, Placement: held, Plan: c.dry})
 }
 
 // synced records a provider synced (or planned) without error: before
 // is what Placement held, after what it holds now.
 func (c *cycle) synced(d Desired, before, after Observed, ws []Write) {
-	o := Outcome{Node: d.UUID, Name: d.NodeName, Kind: kindOf(planned(before, ws)),
-		Reserved: string(d.Reserved), Writes: c.recorded(d.UUID)}
-	if c.plan != nil || len(ws) > 0 && c.changeLists.Add(1) <= MaxChangeLists {
+	o := Outcome{Node: d.UUID, Name: d.NodeName, Kind: kindOf(outcomeOfWrites(before, ws)),
+		Reserved: string(d.Reserved), Writes: c.w.Recorded(d.UUID)}
+	if len(o.Writes) > 0 || len(ws) > 0 && c.changeLists.Add(1) <= MaxChangeLists {
 		o.Changes = Changes(before, ws)
 	}
 	c.outcome(o, after)
@@ -156,7 +156,7 @@ func (c *cycle) blockedOutcome(uuid, code, msg string) {
 
 // reaped records a proven deletion made (or planned), or its failure.
 func (c *cycle) reaped(uuid string, err error) {
-	o := Outcome{Node: uuid, Kind: KindDeleted, Proof: 2, ProofsNeeded: 2, Writes: c.recorded(uuid)}
+	o := Outcome{Node: uuid, Kind: KindDeleted, Proof: 2, ProofsNeeded: 2, Writes: c.w.Recorded(uuid)}
 	o.Changes = Changes(Observed{}, o.Writes)
 	if err != nil {
 		o.Kind, _, o.Reason = classify(err)

@@ -215,7 +215,7 @@ func (c *cycle) deleteOrWait(ctx context.Context, uuid string) (code, why string
 		return b.code, b.why, nil
 	}
 	code, why, err = c.deleteOne(ctx, uuid)
-	if c.plan == nil && e.opts.DeleteGrace > 0 {
+	if e.opts.DeleteGrace > 0 { // a plan's quiet book is its own copy
 		c.quiet.sawBlocked(uuid, blockedSeen{code, why, e.now()})
 	}
 	return code, why, err

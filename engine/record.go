@@ -207,7 +207,7 @@ func (c *cycle) claimEmpty(ctx context.Context, uuid string, gen placement.Gener
 	}
 	set, err := c.knownTraits(ctx, []string{c.e.pol.OwnerTrait})
 	if err == nil {
-		gen, err = c.w.setTraits(ctx, uuid, gen, set)
+		gen, err = c.w.SetTraits(ctx, uuid, gen, set)
 	}
 	if err != nil {
 		c.fail(ErrPlacement, uuid, fmt.Sprintf("provider %s: mark a creation cut short: %v", uuid, err))

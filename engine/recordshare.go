@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rpengine/rpengine/engine/internal/record"
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
@@ -26,19 +27,7 @@ import (
 // RecordStore keeps the ownership record where whichever engine manages
 // a provider next finds it: with [coord] etcd, in etcd under the fleet's
 // prefix (internal/coord). Entries are opaque to it.
-type RecordStore interface {
-	// Load returns every provider's stored entry, by uuid.
-	Load(ctx context.Context) (map[string][]byte, error)
-	// Store writes put and deletes del, in a bounded number of requests.
-	// It fails once the writer may no longer hold what it writes for.
-	Store(ctx context.Context, put map[string][]byte, del []string) error
-}
-
-// sharing is the engine's side of a RecordStore.
-type sharing struct {
-	store  RecordStore
-	reload bool // read the store before the next cycle's first write
-}
+type RecordStore = record.Store
 
 // stored is one provider's entry in a RecordStore.
 type stored struct {
@@ -72,42 +61,51 @@ func decodeStored(b []byte) (stored, error) {
 // another engine may have written, so the store must be read again before
 // the next write; the first store is always read. Not safe during a cycle.
 func (e *Engine) ShareRecord(store RecordStore, reload bool) {
-	e.rec.reload = e.rec.reload || reload || e.rec.store == nil && store != nil
-	e.rec.store = store
+	e.rec.Share(store, reload)
 	e.state.share(store != nil)
 }
 
-// recordIntent makes the record hold all this cycle may add or create
-// (record.go) before its first write: on disk, and in the store if any.
-// A plan reads the store when the cycle would, into its copy of the
-// state, and writes nothing to it.
+// ledger is state as the record's Ledger: entries stored under this
+// engine's owner marker.
+func (e *Engine) ledger(state *State) record.Ledger {
+	return stateLedger{state, e.pol.OwnerTrait}
+}
+
+type stateLedger struct {
+	s  *State
+	me string
+}
+
+func (l stateLedger) Save() error { return l.s.Save() }
+func (l stateLedger) TakeShared() (map[string][]byte, []string, []string) {
+	return l.s.takeShared(l.me)
+}
+func (l stateLedger) Reshare(uuids []string) { l.s.reshare(uuids) }
+
+// recordIntent makes the record hold all this run may add or create
+// (record.go) before its first write — on disk, and in the store if any —
+// and takes the run's writer from it. A plan's record reads the store
+// when the cycle would, into its copy of the state, and writes nothing.
 func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
-	warn, err := c.e.readShared(ctx, c.state, desired, listed, c.plan == nil)
-	if err != nil {
-		return fmt.Errorf("read the shared record: %w", err)
-	}
-	if warn != "" {
-		c.warn(warn)
-	}
 	c.gens = make([]placement.Generation, len(desired))
 	var seen func(int, known)
-	if c.plan == nil && judgeAtIntend { // a plan records each provider's changes
+	if judgeAtIntend {
 		c.settled = make([]bool, len(desired))
 		seen = func(i int, k known) { c.settled[i] = c.isSettled(desired[i], k, c.gens[i]) }
 	}
-	changed := c.state.intend(desired, listed, c.gens, seen)
+	var warn string
+	w, err := c.rec.Intend(ctx, func(shared map[string][]byte) bool {
+		warn = c.e.mergeShared(c.state, shared, desired, listed)
+		return c.state.intend(desired, listed, c.gens, seen)
+	})
 	c.settledAt = c.state.writeCount()
-	if changed {
-		if err := c.state.Save(); err != nil {
-			return err
-		}
+	if warn != "" {
+		c.warn(warn)
 	}
-	if c.plan != nil {
-		return nil
+	if err != nil {
+		return err
 	}
-	if err := c.e.flushShared(ctx, c.state); err != nil {
-		return fmt.Errorf("shared record: %w", err)
-	}
+	c.w = w
 	return nil
 }
 
@@ -115,34 +113,23 @@ func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[
 // is no longer managed, providers deleted, proofs): nothing depends on it
 // yet, so a failure is only reported, and retried next cycle.
 func (c *cycle) recordAfter(ctx context.Context) {
-	if c.plan != nil {
-		return
-	}
-	if err := c.e.flushShared(ctx, c.state); err != nil {
+	if err := c.rec.Flush(ctx); err != nil {
 		c.mu.Lock()
 		c.r.Warnings = append(c.r.Warnings, fmt.Sprintf("shared record not updated after the writes (retried next cycle): %v", err))
 		c.mu.Unlock()
 	}
 }
 
-// loadShared merges the store's entries into the record in state, when
-// due: those of providers this cycle may write (desired or listed as
-// ours) and those this engine wrote. Another engine's proofs of deletion
-// are not taken: its cycles are not counted with this one's.
-func (e *Engine) loadShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation) error {
-	_, err := e.readShared(ctx, state, desired, listed, true)
-	return err
-}
-
-// readShared is loadShared; a plan (!cycle) reads the store as the next
-// cycle would, into its copy of the state, and leaves the read due.
-func (e *Engine) readShared(ctx context.Context, state *State, desired []Desired, listed map[string]placement.Generation, cycle bool) (warn string, err error) {
-	if e.rec.store == nil || !e.rec.reload {
-		return "", nil
-	}
-	raw, err := e.rec.store.Load(ctx)
-	if err != nil {
-		return "", err
+// mergeShared merges the store's entries raw (nil: none read) into the
+// record in state: those of providers this run may write (desired or
+// listed as ours) and those this engine wrote, as far as the evidence
+// allows (State.mergeShared). Another engine's proofs of deletion are not
+// taken: its cycles are not counted with this one's. What it leaves out
+// (unreadable, or not vouched for) is logged and returned as a warning
+// for the report (engine reown finds what unreadable entries explained).
+func (e *Engine) mergeShared(state *State, raw map[string][]byte, desired []Desired, listed map[string]placement.Generation) (warn string) {
+	if raw == nil {
+		return ""
 	}
 	ev := evidence{ours: func(uuid string) bool { _, ok := listed[uuid]; return ok },
 		desired: func(uuid string) bool { return isDesired(desired, uuid) }}
@@ -167,26 +154,7 @@ func (e *Engine) readShared(ctx context.Context, state *State, desired []Desired
 			"itself, or claim a creation of a node the source does not list; an entry is evidence, not authority", n, first)
 		e.log.Warn("shared record entries ignored", "count", n, "first", first)
 	}
-	if cycle {
-		e.rec.reload = false
-	}
-	return warn, nil
-}
-
-// flushShared stores the entries of state changed since the last store.
-func (e *Engine) flushShared(ctx context.Context, state *State) error {
-	if e.rec.store == nil {
-		return nil
-	}
-	put, del, uuids := state.takeShared(e.pol.OwnerTrait)
-	if len(uuids) == 0 {
-		return nil
-	}
-	if err := e.rec.store.Store(ctx, put, del); err != nil {
-		state.reshare(uuids)
-		return err
-	}
-	return nil
+	return warn
 }
 
 // sameRecord compares two records; nil and empty lists are equal.
@@ -351,10 +319,7 @@ func (s *State) reshare(uuids []string) {
 // changes nothing; explain shows it.
 func (e *Engine) RecordNow(ctx context.Context, uuid string) (Record, bool, error) {
 	local, ok := e.state.Record(uuid)
-	if e.rec.store == nil {
-		return local, ok, nil
-	}
-	raw, err := e.rec.store.Load(ctx)
+	raw, err := e.rec.Entries(ctx)
 	if err != nil {
 		return Record{}, false, err
 	}

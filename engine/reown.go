@@ -6,6 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/rpengine/rpengine/engine/internal/record"
+	"github.com/rpengine/rpengine/engine/placement"
 )
 
 // Recovery after a lost ownership record (engine reown).
@@ -39,14 +42,16 @@ func (e *Engine) Strays(ctx context.Context) ([]Stray, error) {
 		return nil, fmt.Errorf("list instances: %w", err)
 	}
 	desired, _ := DesiredState(nodes, instances, e.pol)
-	listed, err := e.newCycle(placementWriter{e.pc}, e.state, e.names, &e.holds).listOwned(ctx)
+	listed, err := e.newCycle().listOwned(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list providers: %w", err)
 	}
-	e.rec.reload = e.rec.store != nil
-	if err := e.loadShared(ctx, e.state, desired, listed); err != nil {
-		return nil, fmt.Errorf("read the shared record: %w", err)
+	e.rec.Reload()
+	shared, err := e.rec.Load(ctx)
+	if err != nil {
+		return nil, err
 	}
+	e.mergeShared(e.state, shared, desired, listed)
 	var out []Stray
 	for _, d := range desired {
 		if _, ok := listed[d.UUID]; !ok {
@@ -95,21 +100,26 @@ func (e *Engine) Reown(ctx context.Context, remove []Stray) (int, error) {
 	for _, s := range remove {
 		byNode[s.Node] = append(byNode[s.Node], s)
 	}
-	for node, ss := range byNode {
-		e.state.update(node, func(k *known) {
-			t, a := values(ss, "trait"), values(ss, "aggregate")
-			k.Managed = Managed{Traits: union(k.Managed.Traits, t), Aggregates: union(k.Managed.Aggregates, a)}
-		})
-	}
-	if err := e.state.Save(); err != nil {
-		return 0, fmt.Errorf("record before removing: %w", err)
-	}
-	if err := e.flushShared(ctx, e.state); err != nil {
+	w, err := e.rec.Intend(ctx, func(shared map[string][]byte) bool {
+		ours := make(map[string]placement.Generation, len(byNode))
+		for node := range byNode {
+			ours[node] = "" // only a store given since Strays read one is due
+		}
+		e.mergeShared(e.state, shared, nil, ours)
+		for node, ss := range byNode {
+			e.state.update(node, func(k *known) {
+				t, a := values(ss, "trait"), values(ss, "aggregate")
+				k.Managed = Managed{Traits: union(k.Managed.Traits, t), Aggregates: union(k.Managed.Aggregates, a)}
+			})
+		}
+		return len(byNode) > 0
+	})
+	if err != nil {
 		return 0, fmt.Errorf("record before removing: %w", err)
 	}
 	removed := 0
 	for _, node := range slices.Sorted(maps.Keys(byNode)) {
-		if err := e.removeStrays(ctx, node, byNode[node]); err != nil {
+		if err := e.removeStrays(ctx, w, node, byNode[node]); err != nil {
 			return removed, err
 		}
 		removed += len(byNode[node])
@@ -119,11 +129,11 @@ func (e *Engine) Reown(ctx context.Context, remove []Stray) (int, error) {
 
 // removeStrays writes one provider's traits and aggregates without ss,
 // re-reading on a generation conflict.
-func (e *Engine) removeStrays(ctx context.Context, node string, ss []Stray) error {
+func (e *Engine) removeStrays(ctx context.Context, w record.Writer, node string, ss []Stray) error {
 	drop := func(have []string, kind string) []string {
 		return slices.DeleteFunc(slices.Clone(have), func(v string) bool { return slices.Contains(values(ss, kind), v) })
 	}
-	err := e.retryOnConflict(ctx, func() error { return onConflict(e.removeOnce(ctx, node, drop)) })
+	err := e.retryOnConflict(ctx, func() error { return onConflict(e.removeOnce(ctx, w, node, drop)) })
 	e.state.invalidate(node) // written: read again next cycle
 	if err != nil {
 		return fmt.Errorf("provider %s: remove strays: %w", node, err)
@@ -133,13 +143,13 @@ func (e *Engine) removeStrays(ctx context.Context, node string, ss []Stray) erro
 
 // removeOnce writes the traits, then the aggregates, without what drop
 // drops, each with the generation its own read returned.
-func (e *Engine) removeOnce(ctx context.Context, node string, drop func([]string, string) []string) error {
+func (e *Engine) removeOnce(ctx context.Context, w record.Writer, node string, drop func([]string, string) []string) error {
 	gen, traits, err := e.pc.Traits(ctx, node)
 	if err != nil {
 		return err
 	}
 	if keep := drop(traits, "trait"); len(keep) < len(traits) {
-		if _, err = (placementWriter{e.pc}).setTraits(ctx, node, gen, keep); err != nil {
+		if _, err = w.SetTraits(ctx, node, gen, keep); err != nil {
 			return err
 		}
 	}
@@ -148,7 +158,7 @@ func (e *Engine) removeOnce(ctx context.Context, node string, drop func([]string
 		return err
 	}
 	if keep := drop(aggs, "aggregate"); len(keep) < len(aggs) {
-		_, err = (placementWriter{e.pc}).setAggregates(ctx, node, gen, keep)
+		_, err = w.SetAggregates(ctx, node, gen, keep)
 	}
 	return err
 }

@@ -113,7 +113,7 @@ func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) 
 	if err := c.ownProvider(p, o); err != nil {
 		return unchanged, err
 	}
-	ws, err := c.planProvider(ctx, p, o, fresh)
+	ws, err := c.providerWrites(ctx, p, o, fresh)
 	if err != nil {
 		return unchanged, err
 	}
@@ -133,7 +133,7 @@ func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) 
 		c.state.put(p.d.UUID, now) // an idle provider leaves the cache clean: no save
 	}
 	c.synced(p.d, o, after, ws)
-	return planned(o, ws), nil
+	return outcomeOfWrites(o, ws), nil
 }
 
 // observeProvider returns the provider's state: from the cache when the
@@ -179,9 +179,9 @@ func (c *cycle) ownProvider(p *providerSync, o Observed) error {
 	return nil
 }
 
-// planProvider lists the writes that make o match d, classes still in use
+// providerWrites lists the writes that make o match d, classes still in use
 // kept reserved, and counts another writer's rewrite.
-func (c *cycle) planProvider(ctx context.Context, p *providerSync, o Observed, fresh bool) ([]Write, error) {
+func (c *cycle) providerWrites(ctx context.Context, p *providerSync, o Observed, fresh bool) ([]Write, error) {
 	p.retained = p.prev.Retained
 	// Usages are re-read even when the generation says unchanged:
 	// DELETE /allocations frees a class without bumping it.
@@ -273,7 +273,7 @@ func withRetained(d Desired, retained []string, o Observed) Desired {
 	return d
 }
 
-func planned(o Observed, ws []Write) outcome {
+func outcomeOfWrites(o Observed, ws []Write) outcome {
 	switch {
 	case !o.Exists:
 		return created
@@ -341,23 +341,23 @@ func (c *cycle) write(ctx context.Context, w Write, o Observed) (Observed, error
 	switch w.Op {
 	case OpCreate:
 		var gen placement.Generation
-		gen, err = c.w.createProvider(ctx, w.UUID, w.Name)
+		gen, err = c.w.CreateProvider(ctx, w.UUID, w.Name)
 		o = Observed{Exists: true, Generation: gen, Inventory: map[string]placement.Inventory{}}
 	case OpTraits:
 		var set []string
 		if set, err = c.knownTraits(ctx, w.Traits); err == nil && !sameSet(set, o.Traits) {
 			// Left out unknown traits can make the write a no-op, which
 			// Placement would still count as a change (a new generation).
-			o.Generation, err = c.w.setTraits(ctx, w.UUID, o.Generation, set)
+			o.Generation, err = c.w.SetTraits(ctx, w.UUID, o.Generation, set)
 			o.Traits = set
 		}
 	case OpInventory:
 		if err = c.ensureClasses(ctx, w.Inventory); err == nil {
-			o.Generation, err = c.w.setInventories(ctx, w.UUID, o.Generation, w.Inventory)
+			o.Generation, err = c.w.SetInventories(ctx, w.UUID, o.Generation, w.Inventory)
 			o.Inventory = w.Inventory
 		}
 	case OpAggregates:
-		o.Generation, err = c.w.setAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
+		o.Generation, err = c.w.SetAggregates(ctx, w.UUID, o.Generation, w.Aggregates)
 		o.Aggregates = w.Aggregates
 	}
 	return o, err

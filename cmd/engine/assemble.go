@@ -140,17 +140,28 @@ func (a *assembly) openState(d *daemonParts, log *slog.Logger) error {
 // newEngine is the engine of the assembly; the daemon's observes and
 // stops it, and times every plugin call.
 func (a *assembly) newEngine(d *daemonParts, log *slog.Logger) *engine.Engine {
-	opts := options(a.cfg)
-	opts.Plugin = a.plugin.Name()
-	var src engine.Source = a.plugin
-	if d != nil {
-		src = tappedPlugin{a.plugin} // the API's plans keep their listings (api.go)
+	if d == nil {
+		return a.engineOver(a.plugin, nil, log)
+	}
+	// The API's plans keep their listings (api.go). Stoppable outside
+	// Timed, so a call ended by the stop counts as "canceled", not as a
+	// plugin error.
+	src := ops.StoppableSource(ops.TimedSource(tappedPlugin{a.plugin}, d.ops.Metrics), d.stop)
+	return a.engineOver(src, func(opts *engine.Options) {
 		opts.Progress = d.ops.Progress(log, progressEvery)
 		opts.Stop = d.stop
 		opts.Observer = d.ops
-		// Stoppable outside Timed, so a call ended by the stop counts as
-		// "canceled", not as a plugin error.
-		src = ops.StoppableSource(ops.TimedSource(src, d.ops.Metrics), d.stop)
+	}, log)
+}
+
+// engineOver is the one assembly of an engine from the config, over src
+// (the plugin, or a wrapper of it); tune, if not nil, adds the daemon's
+// options. Every verb builds its engine here.
+func (a *assembly) engineOver(src engine.Source, tune func(*engine.Options), log *slog.Logger) *engine.Engine {
+	opts := options(a.cfg)
+	opts.Plugin = a.plugin.Name()
+	if tune != nil {
+		tune(&opts)
 	}
 	return engine.New(src, a.pc, policy(a.cfg), opts, a.state, log)
 }

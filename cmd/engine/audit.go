@@ -61,9 +61,7 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 	}
 	defer w.close(ctx)
 	src := &recordingSource{Plugin: w.plugin}
-	opts := options(w.cfg)
-	opts.Plugin = w.plugin.Name()
-	r := engine.New(src, w.pc, policy(w.cfg), opts, w.state, log).Plan(ctx)
+	r := w.engineOver(src, nil, log).Plan(ctx)
 	for _, e := range r.Errors {
 		if e.Kind == engine.ErrListing || e.Kind == engine.ErrPlugin || e.Kind == engine.ErrCoordination {
 			return fmt.Errorf("%s: %s", e.Kind, e.Message)

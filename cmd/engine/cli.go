@@ -94,7 +94,7 @@ var verbs = []verb{
 		example: "engine once --config /etc/rpengine/config.toml --node rack1-n07,rack1-n08",
 		flags:   []string{"config", "json", "nodes", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-			return cmdOnce(ctx, a.config, a.json, false, a.nodes, out, log)
+			return cmdOnce(ctx, a.config, a.json, a.nodes, out, log)
 		}},
 	{name: "run", synopsis: "--config FILE", summary: "run a cycle every [engine] interval until SIGTERM (the daemon)",
 		example: "engine run --config /etc/rpengine/config.toml --log-format json",
@@ -224,9 +224,9 @@ service or the plugin failed; 2 the command line or the config file is wrong;
 3 audit found drift.`)
 }
 
-// dispatch parses the command line and runs the verb; it returns the
+// run parses the command line argv and runs the verb; it returns the
 // exit status.
-func dispatch(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	if len(argv) == 0 {
 		usage(stderr)
 		return exitUsage

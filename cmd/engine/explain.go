@@ -99,9 +99,7 @@ func cmdExplain(ctx context.Context, a args, out printer, log *slog.Logger) erro
 	}
 	defer w.close(ctx)
 	src := &recordingSource{Plugin: w.plugin}
-	opts := options(w.cfg)
-	opts.Plugin = w.plugin.Name()
-	eng := engine.New(src, w.pc, policy(w.cfg), opts, w.state, log)
+	eng := w.engineOver(src, nil, log)
 	if len(cfg.Coord.Etcd) > 0 { // as plan: the units held, the shared record
 		done, err := planShared(ctx, w, eng, log)
 		if err != nil {

@@ -30,11 +30,6 @@ func main() {
 	os.Exit(code)
 }
 
-// run runs the command line argv and returns the exit status (cli.go).
-func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
-	return dispatch(ctx, argv, stdout, stderr)
-}
-
 // newLogger logs to w in format (text or json); on the journal's stream
 // each line carries its priority (ops.JournalHandler).
 func newLogger(w io.Writer, format string) *slog.Logger {

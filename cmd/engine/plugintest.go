@@ -20,6 +20,30 @@ const pluginTestUsage = "engine plugin test [--json] [--config FILE] FILE.wasm"
 // errChecksFailed: the conformance suite ran and printed its failures.
 var errChecksFailed = errors.New("conformance checks failed")
 
+// pluginTestOptions are the suite's options for file: with cfgPath, that
+// engine config's [plugin] table.
+func pluginTestOptions(ctx context.Context, file, cfgPath string, log *slog.Logger) (conformance.Options, error) {
+	o := conformance.Options{Path: file, Host: wasmhost.Options{CacheDir: pluginCacheDir(), Logger: log}}
+	if cfgPath == "" {
+		return o, nil
+	}
+	// The kit never calls Placement: the config need not name one.
+	cfg, err := config.LoadPlugin(cfgPath)
+	if err != nil {
+		return o, configError{err}
+	}
+	c, err := openCloud(ctx, cfg, log)
+	if err != nil {
+		return o, fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
+	}
+	if o.Config, err = cfg.PluginConfig(); err != nil {
+		return o, fmt.Errorf("plugin.config: %w", err)
+	}
+	o.Host = c.pluginOptions(cfg, log)
+	o.Host.SHA256 = "" // plugin.sha256 pins plugin.path, not the file under test
+	return o, nil
+}
+
 // cmdPluginTest runs the conformance suite against a plugin: with
 // --config, the [plugin] table of that engine config (limits, services,
 // config) applies, with FILE.wasm in place of plugin.path.
@@ -43,23 +67,9 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 	if len(files) != 1 {
 		return fmt.Errorf("%w: %s", errUsage, pluginTestUsage)
 	}
-	o := conformance.Options{Path: files[0],
-		Host: wasmhost.Options{CacheDir: pluginCacheDir(), Logger: log}}
-	if *cfgPath != "" {
-		// The kit never calls Placement: the config need not name one.
-		cfg, err := config.LoadPlugin(*cfgPath)
-		if err != nil {
-			return configError{err}
-		}
-		c, err := openCloud(ctx, cfg, log)
-		if err != nil {
-			return fmt.Errorf("auth (%s): %w", cfg.Auth.Method, err)
-		}
-		if o.Config, err = cfg.PluginConfig(); err != nil {
-			return fmt.Errorf("plugin.config: %w", err)
-		}
-		o.Host = c.pluginOptions(cfg, log)
-		o.Host.SHA256 = "" // plugin.sha256 pins plugin.path, not the file under test
+	o, err := pluginTestOptions(ctx, files[0], *cfgPath, log)
+	if err != nil {
+		return err
 	}
 	enc := json.NewEncoder(out)
 	failed, total := 0, 0

@@ -39,47 +39,29 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	// log.level applies to the handler --log-format chose; the status
 	// page reads the engine's events (engine.Options.Observer), not logs.
 	level := new(slog.LevelVar)
-	// Every record names the engine (dispatch adds engine.id to every
+	// Every record names the engine (run adds engine.id to every
 	// verb's logger), so a pipeline that gathers several engines' logs
 	// can tell them apart; a reload keeps it.
 	log = slog.New(ops.Leveled(log.Handler(), level))
-
 	listen := serveConfig(cfg)
-	if listen.Listen != "" {
-		addrs, stop, err := o.ServeWith(listen, log)
-		if err != nil {
-			return err
-		}
-		defer stop()
-		if len(addrs) > 1 {
-			log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
-			log.Info("serving /metrics", "metrics_addr", addrs[1])
-		} else {
-			log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
-		}
+	stopServing, err := serve(o, listen, log)
+	if err != nil {
+		return err
 	}
-
+	defer stopServing()
 	// [coord]: several engines share the fleet through etcd (coord.go).
 	co, err := startCoordinator(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer co.Close()
-
 	// The local API (internal/ops/api.go): plans run by the loop between
 	// cycles; a cycle now is SIGUSR1's request.
 	now, asks := signalled(ctx, syscall.SIGUSR1), make(chan daemon.Ask)
 	var reader atomic.Pointer[pageReader] // the setup in use, for the node page
 	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader)})
 	co.watch(ctx, now)
-
-	var watched atomic.Value // the plugin of the setup in use, for the file watch
-	watched.Store(cfg.Plugin)
-	reload := hangups(ctx)
-	go watchFile(ctx, func() (string, bool) {
-		p := watched.Load().(config.Plugin)
-		return p.Path, p.ReloadOnChange
-	}, pluginPoll, reload, log)
+	watched, reload := watchPlugin(ctx, cfg, log)
 	loop := &daemon.Loop{
 		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
 			w, err := loadSetup(ctx, path, log, o, stop, unwrap(prev))
@@ -102,6 +84,37 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		Jitter: jitter,
 	}
 	return loop.Run(ctx)
+}
+
+// serve starts the listeners [server] asks for, if any; stop ends them.
+func serve(o *ops.Ops, listen ops.ServeConfig, log *slog.Logger) (stop func(), err error) {
+	if listen.Listen == "" {
+		return func() {}, nil
+	}
+	addrs, stop, err := o.ServeWith(listen, log)
+	if err != nil {
+		return nil, err
+	}
+	if len(addrs) > 1 {
+		log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+		log.Info("serving /metrics", "metrics_addr", addrs[1])
+	} else {
+		log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+	}
+	return stop, nil
+}
+
+// watchPlugin reloads on SIGHUP and when the plugin file's content
+// changes; watched holds the plugin of the setup in use.
+func watchPlugin(ctx context.Context, cfg *config.Config, log *slog.Logger) (watched *atomic.Value, reload <-chan struct{}) {
+	watched = new(atomic.Value)
+	watched.Store(cfg.Plugin)
+	hup := hangups(ctx)
+	go watchFile(ctx, func() (string, bool) {
+		p := watched.Load().(config.Plugin)
+		return p.Path, p.ReloadOnChange
+	}, pluginPoll, hup, log)
+	return watched, hup
 }
 
 // serveConfig is what [server] says of the HTTP listeners.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"text/tabwriter"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
@@ -16,13 +15,13 @@ import (
 // errCycleFailed: the cycle ran and reported its errors already.
 var errCycleFailed = errors.New("cycle had errors")
 
-func cmdOnce(ctx context.Context, path string, asJSON, dry bool, nodes []string, out io.Writer, log *slog.Logger) error {
+func cmdOnce(ctx context.Context, path string, asJSON bool, nodes []string, out io.Writer, log *slog.Logger) error {
 	w, err := setup(ctx, path, log)
 	if err != nil {
 		return err
 	}
 	defer w.close(ctx)
-	if err := uncoordinated(w.cfg, dry); err != nil {
+	if err := uncoordinated(w.cfg, false); err != nil {
 		return err
 	}
 	setMemoryLimit(w.cfg, log)
@@ -30,22 +29,17 @@ func cmdOnce(ctx context.Context, path string, asJSON, dry bool, nodes []string,
 	log.Info("cycle started", "global_request_id", id)
 	ctx = placement.WithGlobalRequestID(ctx, id)
 	var r engine.Report
-	switch {
-	case dry:
-		r = w.eng.Plan(ctx)
-	case len(nodes) > 0:
+	if len(nodes) > 0 {
 		if r, err = onceOnly(ctx, w, nodes, log); err != nil {
 			return err // an unknown node: nothing was written
 		}
-	default:
+	} else {
 		r = w.eng.Cycle(ctx)
 	}
-	if !dry {
-		if err := w.eng.State().Save(); err != nil {
-			log.Warn("state cache not saved", "err", err)
-		}
+	if err := w.eng.State().Save(); err != nil {
+		log.Warn("state cache not saved", "err", err)
 	}
-	return finishReport(out, r, asJSON, func() { printReport(out, r, dry) })
+	return finishReport(out, r, asJSON, func() { printReport(out, r) })
 }
 
 // finishReport prints a cycle's report, as JSON or by text, and fails
@@ -69,16 +63,8 @@ func printJSON(out io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func printReport(out io.Writer, r engine.Report, dry bool) {
-	if dry {
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "OP\tPROVIDER\tDETAIL")
-		for _, w := range r.Writes {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Op, w.UUID, writeDetail(w))
-		}
-		tw.Flush()
-		fmt.Fprintf(out, "plan: %d writes (nothing written)\n", len(r.Writes))
-	}
+// printReport prints a cycle's counts and errors.
+func printReport(out io.Writer, r engine.Report) {
 	fmt.Fprintf(out, "nodes %d, instances %d: created %d, updated %d, unchanged %d, deleted %d, quarantined %d, failed %d; "+
 		"%d conflicts, %d Placement requests, %d ms\n",
 		r.Nodes, r.Instances, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined, r.Failed,

@@ -45,23 +45,8 @@ func run(bin, plugin string, nodes, cycles, warmup int, interval time.Duration, 
 	}
 	defer os.RemoveAll(dir)
 	plugin, _ = filepath.Abs(plugin)
-	cfg := filepath.Join(dir, "config.toml")
-	body := fmt.Sprintf(`[engine]
-id = "idle"
-interval = %q
-[auth]
-method = "noauth"
-[placement]
-endpoint = %q
-token = "admin"
-[plugin]
-path = %q
-memory_limit = "%dMiB"
-[plugin.config]
-nodes = %d
-seed = 1
-`, interval, fake.URL(), plugin, memory, nodes)
-	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+	cfg, err := writeConfig(dir, interval, fake.URL(), plugin, memory, nodes)
+	if err != nil {
 		return err
 	}
 	cmd := exec.Command(bin, "run", "--config", cfg)
@@ -104,6 +89,33 @@ seed = 1
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	return judge(base, peak, memory, flat, warmup)
+}
+
+// writeConfig writes the engine's config for the run into dir.
+func writeConfig(dir string, interval time.Duration, url, plugin string, memory, nodes int) (string, error) {
+	cfg := filepath.Join(dir, "config.toml")
+	body := fmt.Sprintf(`[engine]
+id = "idle"
+interval = %q
+[auth]
+method = "noauth"
+[placement]
+endpoint = %q
+token = "admin"
+[plugin]
+path = %q
+memory_limit = "%dMiB"
+[plugin.config]
+nodes = %d
+seed = 1
+`, interval, url, plugin, memory, nodes)
+	return cfg, os.WriteFile(cfg, []byte(body), 0o644)
+}
+
+// judge prints the RSS after warm-up and fails when a peak is over the
+// bound or grew by more than flat MiB.
+func judge(base, peak [2]int, memory, flat, warmup int) error {
 	limit := (memory + 64) << 20
 	fmt.Printf("\nafter warm-up (cycle %d): engine %d -> peak %d MiB, plugin host %d -> peak %d MiB; bound %d MiB each\n",
 		warmup, base[0]>>20, peak[0]>>20, base[1]>>20, peak[1]>>20, limit>>20)

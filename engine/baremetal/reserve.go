@@ -75,3 +75,61 @@ func Disabled(n hostabi.Node) ReservedReason {
 	}
 	return Schedulable
 }
+
+// Reasons lists every ReservedReason, Schedulable first, in the order of
+// the reservation matrix: the values metrics and the status page count.
+var Reasons = []ReservedReason{Schedulable, ReservedMaintenance, ReservedRetired, ReservedFault, ReservedPowerState,
+	ReservedProvision, ReservedTransition, ReservedInstance, ReservedQuarantined, ReservedPendingDeletion, ReservedLeftScope}
+
+// State names r for people and metrics' labels: "schedulable" for "".
+func (r ReservedReason) State() string {
+	if r == Schedulable {
+		return "schedulable"
+	}
+	return string(r)
+}
+
+// Condition is one reserving rule a node meets and the value that meets
+// it, for explanations ("provision_state = cleaning (not available)").
+type Condition struct {
+	Reason ReservedReason
+	Text   string
+}
+
+// Conditions lists every reserving rule n meets, with its value, in the
+// matrix's order of rules, where Reservation returns the deciding one
+// (its own order puts an instance before the provision state); a node
+// with explicit resources (Disabled) meets only the first three.
+// instances are the consumers on the node.
+func Conditions(n hostabi.Node, instances []string) []Condition {
+	var cs []Condition
+	add := func(r ReservedReason, text string) { cs = append(cs, Condition{r, text}) }
+	if n.Maintenance {
+		add(ReservedMaintenance, "maintenance = true")
+	}
+	if n.Retired {
+		add(ReservedRetired, "retired = true")
+	}
+	if n.Fault != "" {
+		add(ReservedFault, "fault = "+n.Fault)
+	}
+	if n.ResourceClass == "" {
+		return cs
+	}
+	switch n.PowerState {
+	case unknownPower:
+		add(ReservedPowerState, "power_state unknown")
+	case errorPower:
+		add(ReservedPowerState, "power_state = error")
+	}
+	if n.ProvisionState != "" && n.ProvisionState != availableProvisioned {
+		add(ReservedProvision, "provision_state = "+n.ProvisionState+" (not available)")
+	}
+	if n.TargetProvisionState != "" {
+		add(ReservedTransition, "target_provision_state = "+n.TargetProvisionState)
+	}
+	for _, in := range instances {
+		add(ReservedInstance, "instance "+in)
+	}
+	return cs
+}

@@ -50,16 +50,6 @@ func (c *Client) GetConsumer(ctx context.Context, consumer string) (Consumer, er
 	return got, nil
 }
 
-// PutConsumer replaces a consumer's allocations, guarded by its
-// generation (nil: the consumer must be new). consumerType is sent where
-// the microversion knows it (1.38+). Needs 1.28 (consumer generations).
-func (c *Client) PutConsumer(ctx context.Context, consumer string, want Consumer) error {
-	if less(c.Microversion(), "1.28") {
-		return fmt.Errorf("allocations need placement microversion 1.28; this one speaks %s", c.Microversion())
-	}
-	return c.do(ctx, "PUT", "allocations/"+url.PathEscape(consumer), c.consumerBody(want), nil, 204)
-}
-
 // consumerBody is one consumer's allocations as PUT /allocations/{c} and
 // POST /reshaper take them: a nil generation means a new consumer, and
 // the consumer type goes only where the microversion knows it (1.38+).

@@ -156,9 +156,6 @@ func (c *Client) TakeRequests() int64 {
 	return now - c.taken.Swap(now)
 }
 
-// Retries counts requests sent again after a 5xx or a dropped connection.
-func (c *Client) Retries() int64 { return c.retries.Load() }
-
 func (c *Client) negotiate(ctx context.Context) (string, error) {
 	var doc struct {
 		Versions []struct {

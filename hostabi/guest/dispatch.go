@@ -41,29 +41,7 @@ func handle(p Plugin, export string, in []byte) any {
 		setErr(&r.Error, err)
 		return r
 	case hostabi.ExportListNodes:
-		var req hostabi.ListNodesRequest
-		var r hostabi.ListNodesResponse
-		if err := json.Unmarshal(in, &req); err != nil {
-			setErr(&r.Error, fmt.Errorf("decode list_nodes request: %w", err))
-			return r
-		}
-		binary := hostabi.Accepts(req.Accept, hostabi.EncodingRecords)
-		byRef := hostabi.Accepts(req.Accept, hostabi.EncodingRefs)
-		req.Accept = nil // the plugin's business is the scope, not the encoding
-		nodes, refs, err := listNodes(p, req, byRef)
-		if err == nil && refs != nil {
-			return records(hostabi.AppendNodeRefs(make([]byte, 0, 64+12*len(refs.Runs)), *refs))
-		}
-		if err == nil && binary {
-			if b, ok := hostabi.AppendNodeRecords(make([]byte, 0, hostabi.NodeRecordsSize(nodes)), nodes); ok {
-				return records(b)
-			}
-		}
-		if err == nil {
-			r.Nodes, r.Complete = nodes, true
-		}
-		setErr(&r.Error, err)
-		return r
+		return handleListNodes(p, in)
 	case hostabi.ExportListInstances:
 		var req hostabi.ListInstancesRequest
 		_ = json.Unmarshal(in, &req) // older hosts send {}; anything else: JSON
@@ -98,6 +76,33 @@ func handle(p Plugin, export string, in []byte) any {
 		return r
 	}
 	return hostabi.Error{Error: "unknown operation " + export}
+}
+
+// handleListNodes answers list_nodes, in the encoding the host accepts.
+func handleListNodes(p Plugin, in []byte) any {
+	var req hostabi.ListNodesRequest
+	var r hostabi.ListNodesResponse
+	if err := json.Unmarshal(in, &req); err != nil {
+		setErr(&r.Error, fmt.Errorf("decode list_nodes request: %w", err))
+		return r
+	}
+	binary := hostabi.Accepts(req.Accept, hostabi.EncodingRecords)
+	byRef := hostabi.Accepts(req.Accept, hostabi.EncodingRefs)
+	req.Accept = nil // the plugin's business is the scope, not the encoding
+	nodes, refs, err := listNodes(p, req, byRef)
+	if err == nil && refs != nil {
+		return records(hostabi.AppendNodeRefs(make([]byte, 0, 64+12*len(refs.Runs)), *refs))
+	}
+	if err == nil && binary {
+		if b, ok := hostabi.AppendNodeRecords(make([]byte, 0, hostabi.NodeRecordsSize(nodes)), nodes); ok {
+			return records(b)
+		}
+	}
+	if err == nil {
+		r.Nodes, r.Complete = nodes, true
+	}
+	setErr(&r.Error, err)
+	return r
 }
 
 // records is an answer already encoded in hostabi.EncodingRecords, which

@@ -73,14 +73,6 @@ func (l *logins) wrap(pc *gophercloud.ProviderClient, where string) {
 // failed (the first login's failure is Open's error).
 func (s *Session) LoginFailures() int64 { return s.logins.failures.Load() }
 
-// LastLoginError is why the latest re-authentication failed, or nil if
-// it succeeded (or none was needed yet).
-func (s *Session) LastLoginError() error {
-	s.logins.mu.Lock()
-	defer s.logins.mu.Unlock()
-	return s.logins.last
-}
-
 // RefreshBefore is the refresh margin in use, after clamping.
 func (s *Session) RefreshBefore() time.Duration {
 	if s.pc == nil {

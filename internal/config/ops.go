@@ -99,6 +99,32 @@ func (c *Config) checkAuth() []error {
 			bad(k, "not used %s", with)
 		}
 	}
+	a.checkRequired(bad, with)
+	if a.AuthURL != "" && !httpURL(a.AuthURL) {
+		bad("auth_url", "%q is not an http(s) URL", a.AuthURL)
+	}
+	if !slices.Contains(interfaces, a.Interface) {
+		bad("interface", "%q is not one of public, internal, admin", a.Interface)
+	}
+	for key, p := range map[string]string{"clouds_file": a.CloudsFile, "cacert": a.CACert} {
+		if p != "" {
+			if _, err := os.Stat(p); err != nil {
+				bad(key, "%v", err)
+			}
+		}
+	}
+	if a.RefreshBefore <= 0 {
+		bad("refresh_before", "must be positive")
+	}
+	if a.Timeout <= 0 {
+		bad("timeout", "must be positive")
+	}
+	return errs
+}
+
+// checkRequired reports, through bad, the keys a.Method needs that are
+// missing.
+func (a Auth) checkRequired(bad func(key, format string, args ...any), with string) {
 	switch a.Method {
 	case "cloud":
 		if a.Cloud == "" {
@@ -131,26 +157,6 @@ func (c *Config) checkAuth() []error {
 			bad("username", "(or auth.user_id) is required with auth.application_credential_name")
 		}
 	}
-	if a.AuthURL != "" && !httpURL(a.AuthURL) {
-		bad("auth_url", "%q is not an http(s) URL", a.AuthURL)
-	}
-	if !slices.Contains(interfaces, a.Interface) {
-		bad("interface", "%q is not one of public, internal, admin", a.Interface)
-	}
-	for key, p := range map[string]string{"clouds_file": a.CloudsFile, "cacert": a.CACert} {
-		if p != "" {
-			if _, err := os.Stat(p); err != nil {
-				bad(key, "%v", err)
-			}
-		}
-	}
-	if a.RefreshBefore <= 0 {
-		bad("refresh_before", "must be positive")
-	}
-	if a.Timeout <= 0 {
-		bad("timeout", "must be positive")
-	}
-	return errs
 }
 
 // fieldsSet lists the method-specific keys given a value.

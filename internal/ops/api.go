@@ -83,13 +83,6 @@ func (o *Ops) SetAPI(a *API) {
 	o.api.api = a
 }
 
-// PlansComputed counts the plans the API has had computed.
-func (o *Ops) PlansComputed() int {
-	o.api.mu.Lock()
-	defer o.api.mu.Unlock()
-	return o.api.plans
-}
-
 // plan returns the plan in flight, or starts one: at most one is
 // computed at a time, whoever asks. The plan runs on its own context,
 // bounded by PlanTimeout, so a caller that leaves does not cut it short

@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/rpengine/rpengine/engine"
@@ -26,50 +25,6 @@ type Explanation struct {
 	Instances []string `json:"instances,omitempty"`
 }
 
-// condition is one reserving rule and the value that meets it.
-type condition struct {
-	reason baremetal.ReservedReason
-	text   string
-}
-
-// conditions lists every reserving rule n meets, in the order of the
-// reservation matrix (engine/baremetal.Reservation); a node with explicit
-// resources has only the first three.
-func conditions(n *hostabi.Node, instances []string) []condition {
-	var cs []condition
-	add := func(r baremetal.ReservedReason, format string, a ...any) {
-		cs = append(cs, condition{r, fmt.Sprintf(format, a...)})
-	}
-	if n.Maintenance {
-		add(baremetal.ReservedMaintenance, "maintenance = true")
-	}
-	if n.Retired {
-		add(baremetal.ReservedRetired, "retired = true")
-	}
-	if n.Fault != "" {
-		add(baremetal.ReservedFault, "fault = %s", n.Fault)
-	}
-	if n.ResourceClass == "" {
-		return cs
-	}
-	switch n.PowerState {
-	case "":
-		add(baremetal.ReservedPowerState, "power_state unknown")
-	case "error":
-		add(baremetal.ReservedPowerState, "power_state = error")
-	}
-	if n.ProvisionState != "" && n.ProvisionState != "available" {
-		add(baremetal.ReservedProvision, "provision_state = %s (not available)", n.ProvisionState)
-	}
-	if n.TargetProvisionState != "" {
-		add(baremetal.ReservedTransition, "target_provision_state = %s", n.TargetProvisionState)
-	}
-	for _, in := range instances {
-		add(baremetal.ReservedInstance, "instance %s", in)
-	}
-	return cs
-}
-
 // instancesOf is the node's own instance_uuid and the source's listed
 // instances on it, without repeats.
 func instancesOf(n *hostabi.Node, listed []string) []string {
@@ -89,19 +44,19 @@ func instancesOf(n *hostabi.Node, listed []string) []string {
 // an instance is said to be in use by it, whichever rule comes first.
 func Explain(n *hostabi.Node, o engine.Outcome, listed []string) Explanation {
 	var x Explanation
-	var cs []condition
+	var cs []baremetal.Condition // the reservation matrix's rules (engine/baremetal)
 	if n != nil {
 		x.Instances = instancesOf(n, listed)
-		cs = conditions(n, x.Instances)
+		cs = baremetal.Conditions(*n, x.Instances)
 	}
 	for _, c := range cs { // the deciding condition first
-		if string(c.reason) == o.Reserved {
-			x.Conditions = append(x.Conditions, c.text)
+		if string(c.Reason) == o.Reserved {
+			x.Conditions = append(x.Conditions, c.Text)
 		}
 	}
 	for _, c := range cs {
-		if string(c.reason) != o.Reserved {
-			x.Conditions = append(x.Conditions, c.text)
+		if string(c.Reason) != o.Reserved {
+			x.Conditions = append(x.Conditions, c.Text)
 		}
 	}
 	switch o.Kind {

@@ -40,9 +40,15 @@ type Metrics struct {
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
-// ReservedReason, with "" named "schedulable".
-var NodeStates = []string{"schedulable", "maintenance", "retired", "fault", "power_state",
-	"provision_state", "target_provision_state", "instance", "quarantined", "pending_deletion", "left_scope"}
+// ReservedReason of the reservation matrix (baremetal.Reasons), with ""
+// named "schedulable".
+var NodeStates = func() []string {
+	out := make([]string, len(baremetal.Reasons))
+	for i, r := range baremetal.Reasons {
+		out[i] = r.State()
+	}
+	return out
+}()
 
 // NewMetrics registers the engine's series, Go's and the process's.
 func NewMetrics() *Metrics {
@@ -196,11 +202,6 @@ func unix(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
 // PluginCalls counts the calls of one name and outcome so far.
 func (m *Metrics) PluginCalls(call, outcome string) uint64 {
 	return sampleCount(m.pluginSecs.WithLabelValues(call, outcome))
-}
-
-// PlacementRequests counts Placement requests of one method and outcome.
-func (m *Metrics) PlacementRequests(method, outcome string) uint64 {
-	return sampleCount(m.placementSecs.WithLabelValues(method, outcome))
 }
 
 // Reloads is the counter of reloads with result "ok" or "failed".

@@ -109,8 +109,3 @@ func (t timedTransport) service(u string) string {
 	}
 	return "other"
 }
-
-// PluginHTTPRequests counts the plugin's requests to service by outcome.
-func (m *Metrics) PluginHTTPRequests(service, outcome string) uint64 {
-	return sampleCount(m.plugin.pluginHTTP.WithLabelValues(service, outcome))
-}

@@ -51,24 +51,7 @@ func serveChild(in io.Reader, out io.Writer, stderr io.Writer) int {
 		}
 		switch {
 		case op == opLoad && sb == nil:
-			var req loadRequest
-			if err := json.Unmarshal(payload, &req); err != nil {
-				link.fail(failure(KindHost, "plugin host: bad load request: %v", err))
-				continue
-			}
-			wasm, err := os.ReadFile(req.Path)
-			if err != nil {
-				link.fail(failure(KindHost, "%v", err))
-				continue
-			}
-			req.Config.Interruptible = false // the engine kills this process instead
-			sb, err = newSandbox(ctx, wasm, req.Config, link)
-			if err != nil {
-				link.fail(err)
-				continue
-			}
-			info, _ := json.Marshal(sb.info)
-			link.send(opLoaded, info)
+			sb = loadChild(ctx, payload, link)
 		case sb == nil:
 			link.fail(failure(KindHost, "plugin host: request %q before load", op))
 		case op == opStart:
@@ -99,6 +82,30 @@ func serveChild(in io.Reader, out io.Writer, stderr io.Writer) int {
 			link.fail(failure(KindHost, "plugin host: unknown request %q", op))
 		}
 	}
+}
+
+// loadChild answers a load request: the sandbox made, or the failure
+// sent (and then what newSandbox returned, or nil).
+func loadChild(ctx context.Context, payload []byte, link *childLink) *sandbox {
+	var req loadRequest
+	if err := json.Unmarshal(payload, &req); err != nil {
+		link.fail(failure(KindHost, "plugin host: bad load request: %v", err))
+		return nil
+	}
+	wasm, err := os.ReadFile(req.Path)
+	if err != nil {
+		link.fail(failure(KindHost, "%v", err))
+		return nil
+	}
+	req.Config.Interruptible = false // the engine kills this process instead
+	sb, err := newSandbox(ctx, wasm, req.Config, link)
+	if err != nil {
+		link.fail(err)
+		return sb
+	}
+	info, _ := json.Marshal(sb.info)
+	link.send(opLoaded, info)
+	return sb
 }
 
 // childLink is the sandbox's services in the plugin host: it forwards

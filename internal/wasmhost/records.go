@@ -199,20 +199,8 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		rr.mark(hostabi.InvalidValue, "flags 0x%02x has unknown bits set", flags)
 	}
 	n.Maintenance, n.Retired = flags&hostabi.FlagMaintenance != 0, flags&hostabi.FlagRetired != 0
-	nt, err := rr.count("traits")
-	if err != nil {
+	if err := rr.traits(n); err != nil {
 		return err
-	}
-	if nt > 0 {
-		n.Traits = make([]string, min(nt, rr.lim.MaxTraits))
-		for i := range n.Traits {
-			if n.Traits[i], err = rr.str("traits", slotTraits+min(i, maxShared-1-slotTraits)); err != nil {
-				return err
-			}
-		}
-		if err := rr.skipEntries("traits", nt-len(n.Traits), false); err != nil {
-			return err
-		}
 	}
 	nr, err := rr.count("resources")
 	if err != nil {
@@ -230,6 +218,21 @@ func (rr *recordReader) node(n *hostabi.Node) error {
 		}
 	}
 	return rr.charge(12 + len(n.Traits) + 2*len(n.Resources))
+}
+
+// traits reads n's traits, keeping MaxTraits of them at most.
+func (rr *recordReader) traits(n *hostabi.Node) error {
+	nt, err := rr.count("traits")
+	if err != nil || nt == 0 {
+		return err
+	}
+	n.Traits = make([]string, min(nt, rr.lim.MaxTraits))
+	for i := range n.Traits {
+		if n.Traits[i], err = rr.str("traits", slotTraits+min(i, maxShared-1-slotTraits)); err != nil {
+			return err
+		}
+	}
+	return rr.skipEntries("traits", nt-len(n.Traits), false)
 }
 
 func (rr *recordReader) resource(into map[string]hostabi.Resource) error {

@@ -109,16 +109,11 @@ func (s *sandbox) load(ctx context.Context, wasm []byte) error {
 	return nil
 }
 
-// start makes sure an instance is ready: instantiated, _initialize run
-// once, ABI version checked and, for Load, configured.
-func (s *sandbox) start(ctx context.Context) error {
-	if s.mod != nil {
-		return nil
-	}
-	s.out.reset()
+// moduleConfig is an instance's configuration: what the guest is granted.
+func (s *sandbox) moduleConfig() wazero.ModuleConfig {
 	cfg := wazero.NewModuleConfig().
 		WithName("").        // anonymous: a replacement may coexist with the old one
-		WithStartFunctions() // _initialize is called below, exactly once
+		WithStartFunctions() // _initialize is called in start, exactly once
 	if !s.cfg.NoMemLimit {
 		cfg = cfg.WithEnv("GOMEMLIMIT", gomemlimit(s.cfg.MemoryLimit))
 	}
@@ -128,8 +123,18 @@ func (s *sandbox) start(ctx context.Context) error {
 	if s.cfg.Clock {
 		cfg = cfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	}
+	return cfg
+}
+
+// start makes sure an instance is ready: instantiated, _initialize run
+// once, ABI version checked and, for Load, configured.
+func (s *sandbox) start(ctx context.Context) error {
+	if s.mod != nil {
+		return nil
+	}
+	s.out.reset()
 	defer s.out.finish()
-	mod, err := s.rt.InstantiateModule(withGuestMemory(ctx), s.compiled, cfg)
+	mod, err := s.rt.InstantiateModule(withGuestMemory(ctx), s.compiled, s.moduleConfig())
 	if err != nil {
 		return s.classify(ctx, fmt.Errorf("instantiate: %w", err))
 	}

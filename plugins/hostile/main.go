@@ -121,6 +121,29 @@ func (h *hostile) attack(op string) ([]hostabi.Node, error) {
 		return nodes, nil
 	case "near_limit":
 		return nearLimit(c.LiveMiB, c.ChurnMiB)
+	case "log":
+		for i := range c.Lines {
+			guest.Log(hostabi.LevelInfo, fmt.Sprintf("hostile line %d", i))
+		}
+		return []hostabi.Node{node}, nil
+	case "print": // raw output, e.g. a line forged to look like the engine's
+		for range max(c.Lines, 1) {
+			fmt.Fprintln(os.Stdout, c.Body)
+			fmt.Fprintln(os.Stderr, c.Body)
+		}
+		return []hostabi.Node{node}, nil
+	case "work": // ordinary Go work, for the benchmarks of the time limit
+		return work(c.Rounds)
+	case "clock":
+		return loot("clock", time.Now().UTC().Format(time.RFC3339Nano)), nil
+	}
+	return reach(c)
+}
+
+// reach is the attacks on what the sandbox must keep out of reach: files,
+// the network, the environment, services not granted.
+func reach(c config) ([]hostabi.Node, error) {
+	switch c.Attack {
 	case "open":
 		b, err := os.ReadFile(c.Target)
 		if err != nil {
@@ -167,21 +190,6 @@ func (h *hostile) attack(op string) ([]hostabi.Node, error) {
 			return nil, err
 		}
 		return []hostabi.Node{echo(resp)}, nil
-	case "log":
-		for i := range c.Lines {
-			guest.Log(hostabi.LevelInfo, fmt.Sprintf("hostile line %d", i))
-		}
-		return []hostabi.Node{node}, nil
-	case "print": // raw output, e.g. a line forged to look like the engine's
-		for range max(c.Lines, 1) {
-			fmt.Fprintln(os.Stdout, c.Body)
-			fmt.Fprintln(os.Stderr, c.Body)
-		}
-		return []hostabi.Node{node}, nil
-	case "work": // ordinary Go work, for the benchmarks of the time limit
-		return work(c.Rounds)
-	case "clock":
-		return loot("clock", time.Now().UTC().Format(time.RFC3339Nano)), nil
 	}
 	return nil, fmt.Errorf("unknown attack %q", c.Attack)
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"slices"
 	"syscall"
 	"time"
 
@@ -40,14 +39,4 @@ func NewEngine(ctx context.Context, url string, src engine.Source, concurrency i
 	}
 	pol := engine.Policy{OwnerTrait: engine.OwnerTrait("bench"), MarkerTraits: []string{"COMPUTE_NODE"}}
 	return engine.New(src, pc, pol, engine.Options{Concurrency: concurrency}, nil, nil), nil
-}
-
-// Median of durations.
-func Median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)/2]
 }

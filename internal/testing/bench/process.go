@@ -76,24 +76,7 @@ func Process(bin, plugin, url string, n int, seed int) ([]Row, error) {
 	}
 	defer os.RemoveAll(dir)
 	cfg := filepath.Join(dir, "config.toml")
-	config := func(nodes int) string {
-		return fmt.Sprintf(`[engine]
-id = "bench-process"
-state_file = "state.json"
-concurrency = 4
-[placement]
-endpoint = %q
-token = "admin"
-[plugin]
-path = %q
-memory_limit = "1GiB"
-timeout = "300s"
-cache_dir = "cache"
-[plugin.config]
-nodes = %d
-seed = %d
-`, url, plugin, nodes, seed)
-	}
+	config := func(nodes int) string { return processConfig(url, plugin, nodes, seed) }
 	if err := os.WriteFile(cfg, []byte(config(n)), 0o644); err != nil {
 		return nil, err
 	}
@@ -133,6 +116,26 @@ seed = %d
 		{"unlisted providers: peak RSS of `engine once`, MB: every node gone at the source (all providers unlisted, the plugin's first proof; in brackets, how long it ran)", fleet,
 			fmt.Sprintf("%.0f (%.1f s)", float64(gone.rss)/1e6, gone.wall.Seconds()), goalText(rssGoal, " MB"), goalMet(rssGoal, float64(gone.rss)/1e6)},
 	}, nil
+}
+
+// processConfig is the engine's config of Process at nodes.
+func processConfig(url, plugin string, nodes, seed int) string {
+	return fmt.Sprintf(`[engine]
+id = "bench-process"
+state_file = "state.json"
+concurrency = 4
+[placement]
+endpoint = %q
+token = "admin"
+[plugin]
+path = %q
+memory_limit = "1GiB"
+timeout = "300s"
+cache_dir = "cache"
+[plugin.config]
+nodes = %d
+seed = %d
+`, url, plugin, nodes, seed)
 }
 
 // processGoals are the ceilings on peak RSS (MB) and restart time (ms)

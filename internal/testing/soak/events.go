@@ -109,15 +109,7 @@ func (r *Runner) apply(kind string, rng *rand.Rand) bool {
 		return r.flip(w.pick(func(n *wnode) bool { return enrolled(n) && n.ProvisionState == "available" && n.InstanceUUID == "" }),
 			func(n *wnode) { n.ProvisionState, n.TargetProvisionState = "cleaning", "available" })
 	case "node_traits_changed":
-		return r.flip(w.pick(enrolled), func(n *wnode) {
-			ts := slices.Clone(n.Traits)
-			if t := nodeTraits[rng.IntN(len(nodeTraits))]; slices.Contains(ts, t) {
-				ts = slices.DeleteFunc(ts, func(x string) bool { return x == t })
-			} else {
-				ts = append(ts, t)
-			}
-			w.setTraits(n, ts)
-		})
+		return r.flip(w.pick(enrolled), func(n *wnode) { w.toggleTrait(n, rng) })
 	case "class_change":
 		return r.changeClass(rng)
 	case "node_deleted":
@@ -136,18 +128,32 @@ func (r *Runner) apply(kind string, rng *rand.Rand) bool {
 		n.everInScope = n.inScope()
 		return true
 	case "scope_move":
-		return r.flip(w.pick(enrolled), func(n *wnode) {
-			if n.Shard == shardOut {
-				n.Shard = shardsIn[rng.IntN(len(shardsIn))]
-			} else {
-				n.Shard = shardOut
-			}
-			n.everInScope = n.everInScope || n.inScope()
-		})
+		return r.flip(w.pick(enrolled), func(n *wnode) { moveScope(n, rng) })
 	case "foreign_trait", "foreign_aggregate", "generation_bump", "oob_provider_delete":
 		return r.otherWriter(kind, rng)
 	}
 	return false
+}
+
+// toggleTrait adds one of nodeTraits to n, or removes it if n has it.
+func (w *Cloud) toggleTrait(n *wnode, rng *rand.Rand) {
+	ts := slices.Clone(n.Traits)
+	if t := nodeTraits[rng.IntN(len(nodeTraits))]; slices.Contains(ts, t) {
+		ts = slices.DeleteFunc(ts, func(x string) bool { return x == t })
+	} else {
+		ts = append(ts, t)
+	}
+	w.setTraits(n, ts)
+}
+
+// moveScope moves n out of the engine's shards, or back into one.
+func moveScope(n *wnode, rng *rand.Rand) {
+	if n.Shard == shardOut {
+		n.Shard = shardsIn[rng.IntN(len(shardsIn))]
+	} else {
+		n.Shard = shardOut
+	}
+	n.everInScope = n.everInScope || n.inScope()
 }
 
 // flip changes a node and remembers it as recently changed: other

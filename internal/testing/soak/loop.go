@@ -44,20 +44,7 @@ func (r *Runner) Run() (*Report, error) {
 }
 
 func (r *Runner) step(c int) error {
-	r.mu.Lock()
-	r.cycle = c
-	r.nextPhase()
-	quiet := r.quietRun > 0
-	if c > 1 {
-		r.worldStep()
-	}
-	r.plan = r.planCycle(quiet)
-	r.applyHostile()
-	r.countPlan(r.plan)
-	r.snapNodes, r.snapInstances, r.listedNodes, r.listedInstance = nil, nil, false, false
-	r.confirmAsked, r.restarted, r.calls, r.landedBeforeNodesReturned = nil, "", nil, nil
-	r.mu.Unlock()
-
+	quiet := r.beginStep(c)
 	r.fake.ResetRequests()
 	injected := make([]injectedFault, 0, len(r.plan.placement))
 	for _, f := range r.plan.placement {
@@ -104,6 +91,25 @@ func (r *Runner) step(c int) error {
 	r.rep.CheckTime += time.Since(t0)
 	r.clearHostile()
 	return r.afterCycle(crashed, struck)
+}
+
+// beginStep moves the world on to cycle c and plans its faults; it says
+// whether the cycle is a quiet one.
+func (r *Runner) beginStep(c int) (quiet bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cycle = c
+	r.nextPhase()
+	quiet = r.quietRun > 0
+	if c > 1 {
+		r.worldStep()
+	}
+	r.plan = r.planCycle(quiet)
+	r.applyHostile()
+	r.countPlan(r.plan)
+	r.snapNodes, r.snapInstances, r.listedNodes, r.listedInstance = nil, nil, false, false
+	r.confirmAsked, r.restarted, r.calls, r.landedBeforeNodesReturned = nil, "", nil, nil
+	return quiet
 }
 
 type injectedFault struct {

@@ -1,8 +1,8 @@
 // Command funclen fails when a function is longer than a limit.
 //
 // It is part of `make check`: `go run ./internal/tools/funclen -max 60 DIR...`
-// walks the Go files under each DIR (tests included; testdata and hidden
-// folders skipped) and prints one line per function or method whose
+// walks the Go files under each DIR (tests included unless -notests;
+// testdata and hidden folders skipped) and prints one line per function or method whose
 // declaration, from `func` to its closing brace, spans more than -max
 // lines, then exits 1. Short functions keep each rule readable in a screen.
 package main
@@ -21,6 +21,7 @@ import (
 
 func main() {
 	max := flag.Int("max", 60, "the most lines a function may span")
+	noTests := flag.Bool("notests", false, "leave out the _test.go files")
 	flag.Parse()
 	long := 0
 	for _, dir := range flag.Args() {
@@ -32,7 +33,7 @@ func main() {
 			if d.IsDir() && path != dir && (name == "testdata" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
-			if d.IsDir() || !strings.HasSuffix(name, ".go") {
+			if d.IsDir() || !strings.HasSuffix(name, ".go") || *noTests && strings.HasSuffix(name, "_test.go") {
 				return nil
 			}
 			n, err := check(path, *max)

@@ -53,12 +53,6 @@ type Option func(*Client)
 // WithLog sends the client's warnings to log (guest.Log in the plugin).
 func WithLog(log func(level int32, msg string)) Option { return func(c *Client) { c.log = log } }
 
-// WithPageDecoder replaces the node page decoder (benchmarks compare
-// decoders; the plugin uses the default, the host's JSON projection).
-func WithPageDecoder(d PageDecoder) Option {
-	return func(c *Client) { c.decode, c.project = d, nil }
-}
-
 // New returns a client for cfg that sends its requests through t.
 func New(cfg Config, t Transport, opts ...Option) *Client {
 	c := &Client{cfg: cfg, http: t, decode: ProjectPage, project: &nodePage, log: func(int32, string) {}}

@@ -82,29 +82,14 @@ func readNode(d *jsontext.Decoder) (hostabi.Node, error) {
 		if err != nil {
 			return n, err
 		}
-		var s *string
 		k := key.String()
+		if s := stringField(&n, k); s != nil {
+			if *s, err = str(d); err != nil {
+				return n, err
+			}
+			continue
+		}
 		switch k {
-		case "uuid":
-			s = &n.UUID
-		case "name":
-			s = &n.Name
-		case "resource_class":
-			s = &n.ResourceClass
-		case "provision_state":
-			s = &n.ProvisionState
-		case "target_provision_state":
-			s = &n.TargetProvisionState
-		case "power_state":
-			s = &n.PowerState
-		case "instance_uuid":
-			s = &n.InstanceUUID
-		case "conductor_group":
-			s = &n.ConductorGroup
-		case "shard":
-			s = &n.Shard
-		case "fault":
-			s = &n.Fault
 		case "maintenance", "retired":
 			tok, err := d.ReadToken()
 			if err != nil {
@@ -116,24 +101,45 @@ func readNode(d *jsontext.Decoder) (hostabi.Node, error) {
 			} else {
 				n.Retired = b
 			}
-			continue
 		case "traits":
 			if n.Traits, err = strs(d); err != nil {
 				return n, err
 			}
-			continue
 		default:
 			if err := d.SkipValue(); err != nil {
 				return n, err
 			}
-			continue
-		}
-		if *s, err = str(d); err != nil {
-			return n, err
 		}
 	}
 	_, err := d.ReadToken()
 	return n, err
+}
+
+// stringField is n's string field named k, or nil.
+func stringField(n *hostabi.Node, k string) *string {
+	switch k {
+	case "uuid":
+		return &n.UUID
+	case "name":
+		return &n.Name
+	case "resource_class":
+		return &n.ResourceClass
+	case "provision_state":
+		return &n.ProvisionState
+	case "target_provision_state":
+		return &n.TargetProvisionState
+	case "power_state":
+		return &n.PowerState
+	case "instance_uuid":
+		return &n.InstanceUUID
+	case "conductor_group":
+		return &n.ConductorGroup
+	case "shard":
+		return &n.Shard
+	case "fault":
+		return &n.Fault
+	}
+	return nil
 }
 
 func str(d *jsontext.Decoder) (string, error) {

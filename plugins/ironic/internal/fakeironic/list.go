@@ -2,6 +2,7 @@ package fakeironic
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,6 +104,14 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		}
 		start = i + 1
 	}
+	body := s.page(q, start, limit, fields)
+	s.cache[key] = body
+	w.Write(body)
+}
+
+// page is the body of one page of the listing from node start; the
+// caller holds s.mu.
+func (s *Server) page(q url.Values, start, limit int, fields []string) []byte {
 	body := []byte(`{"nodes": [`)
 	count, last := 0, ""
 	for i := start; i < len(s.nodes) && count < limit; i++ {
@@ -124,8 +133,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		body = append(body, '"')
 	}
 	body = append(body, '}')
-	s.cache[key] = body
-	w.Write(body)
+	return body
 }
 
 func match(n *Node, q map[string][]string) bool {
