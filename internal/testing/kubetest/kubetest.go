@@ -122,7 +122,7 @@ func (s *Server) launch(bin, etcd string, try int) (*testenv.Service, error) {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file="+filepath.Join(s.dir, "sa.key"),
 		"--service-account-signing-key-file="+filepath.Join(s.dir, "sa.key"),
-		"--service-cluster-ip-range=10.96.0.0/24", "--enable-priority-and-fairness=false", "--v=1")
+		"--service-cluster-ip-range=10.96.0.0/24", "--endpoint-reconciler-type=none", "--enable-priority-and-fairness=false", "--v=1")
 	s.Log = filepath.Join(s.dir, fmt.Sprintf("kube-apiserver-%d.log", try))
 	return testenv.Launch(cmd, s.Log, s.URL, s.ready, 3*time.Minute, 10*time.Second)
 }
