@@ -53,3 +53,38 @@ type kubeMembership struct{ *coord.KubeCoordinator }
 func (m kubeMembership) Store(a coord.Assignment, placement string) engine.RecordStore {
 	return m.Records(a, placement)
 }
+
+// sharedReader reads, without registering, what a plan needs: the units
+// an engine holds and the fleet's shared record (coord.Reader,
+// coord.KubeReader).
+type sharedReader interface {
+	Held(ctx context.Context, member string) ([]string, error)
+	RecordedPlacement(ctx context.Context) (string, error)
+	Close()
+	// Store is the record of placement, read-only.
+	Store(placement string) engine.RecordStore
+}
+
+// openReader connects to the configured backend to read.
+func openReader(cfg *config.Config) (sharedReader, error) {
+	if cfg.Coord.Backend == config.BackendKubernetes {
+		r, err := coord.OpenKubeReader(coord.KubeAccess{Kubeconfig: cfg.Coord.Kubeconfig, Namespace: cfg.Coord.Namespace}, cfg.Coord.Prefix)
+		if err != nil {
+			return nil, err
+		}
+		return kubeReader{r}, nil
+	}
+	r, err := coord.OpenReader(cfg.Coord.Etcd, cfg.Coord.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	return etcdReader{r}, nil
+}
+
+type etcdReader struct{ *coord.Reader }
+
+func (r etcdReader) Store(placement string) engine.RecordStore { return r.Records(placement) }
+
+type kubeReader struct{ *coord.KubeReader }
+
+func (r kubeReader) Store(placement string) engine.RecordStore { return r.Records(placement) }

@@ -102,7 +102,7 @@ func cmdExplain(ctx context.Context, a args, out printer, log *slog.Logger) erro
 	opts := options(w.cfg)
 	opts.Plugin = w.plugin.Name()
 	eng := engine.New(src, w.pc, policy(w.cfg), opts, w.state, log)
-	if len(cfg.Coord.Etcd) > 0 { // as plan: the units held, the shared record
+	if cfg.Coord.Enabled() { // as plan: the units held, the shared record
 		done, err := planShared(ctx, w, eng, log)
 		if err != nil {
 			return err

@@ -28,6 +28,10 @@ const Version = "v1.37.2"
 // EnvBinary names a kube-apiserver binary in place of the cached one.
 const EnvBinary = "RPENGINE_KUBE_APISERVER"
 
+// EnvRun set to "1" runs the tests that need a kube-apiserver (make
+// test-kube); without it they skip, so make test stays quick.
+const EnvRun = "RPENGINE_KUBE_E2E"
+
 // Server is one running kube-apiserver.
 type Server struct {
 	URL    string // https://127.0.0.1:port
@@ -68,6 +72,9 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: not starting kube-apiserver")
+	}
+	if os.Getenv(EnvRun) != "1" {
+		t.Skip(EnvRun + " unset: the Kubernetes tests run in make test-kube")
 	}
 	bin, err := Binary()
 	if err != nil {
