@@ -88,3 +88,13 @@ func (r etcdReader) Store(placement string) engine.RecordStore { return r.Record
 type kubeReader struct{ *coord.KubeReader }
 
 func (r kubeReader) Store(placement string) engine.RecordStore { return r.Records(placement) }
+
+// readStatus reads the fleet's members, claims and moves from the
+// configured backend, without registering.
+func readStatus(ctx context.Context, cfg *config.Config, div coord.Division) (coord.Status, error) {
+	if cfg.Coord.Backend == config.BackendKubernetes {
+		access := coord.KubeAccess{Kubeconfig: cfg.Coord.Kubeconfig, Namespace: cfg.Coord.Namespace}
+		return coord.ReadKubeStatus(ctx, access, cfg.Coord.Prefix, div, recentMoves)
+	}
+	return coord.ReadStatus(ctx, cfg.Coord.Etcd, cfg.Coord.Prefix, div, recentMoves)
+}

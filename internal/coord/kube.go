@@ -37,6 +37,10 @@ type KubeCoordinator struct {
 	holders map[string]string // unit → holder at the last Sync, for moves
 	ident   string            // the placement identity's resourceVersion
 	recs    recordCache
+	moves   []Move
+	// wallClock judges peers by renewTime against this clock, for a
+	// one-off status read that cannot watch a Lease for its duration.
+	wallClock bool
 }
 
 // NewKube connects to the API server and registers the member, waiting

@@ -42,6 +42,9 @@ func (k *KubeCoordinator) readKube(ctx context.Context, self *kubeHold) (kubeVie
 			v.seen[id] = s
 		}
 		ob := k.obs.observe(l)
+		if k.wallClock && l.Spec.RenewTime != nil {
+			ob.at = l.Spec.RenewTime.Time // a status snapshot: renewTime by this clock
+		}
 		if self != nil && l.Spec.HolderIdentity == self.holder {
 			ob.at, ob.dur = time.Now(), time.Hour // this process: its own validity decides
 		}
@@ -238,6 +241,7 @@ func (k *KubeCoordinator) logMoves(v kubeView, a *Assignment) {
 		k.holders[u] = cl.holder
 	}
 	if len(a.Released)+len(a.Acquired) > 0 {
+		k.recordMoves(a, from)
 		k.log.Info("claims changed", "member", k.cfg.Member, "acquired", a.Acquired, "from", from,
 			"released", a.Released, "held", len(a.Held), "waiting", len(a.Waiting), "members", a.Members)
 	}

@@ -132,4 +132,18 @@ func kubeDivide(t *testing.T, r *kubeRig) {
 	if d := time.Since(left); d >= ttl {
 		t.Fatalf("a clean leave took %s to hand over; want less than a TTL (%s)", d, ttl)
 	}
+	// The moves travel with the next renewal (a quarter TTL).
+	var st coord.Status
+	for deadline := time.Now().Add(5 * ttl); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		if st, err = coord.ReadKubeStatus(context.Background(), r.access(""), r.prefix, div, 10); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Moves) == 10 {
+			break
+		}
+	}
+	if len(st.Members) != 3 || len(st.Pending) != 0 || len(st.Claims) != 24 || len(st.Moves) != 10 {
+		t.Fatalf("status: %d members, pending %v, %d claims, %d moves", len(st.Members), st.Pending, len(st.Claims), len(st.Moves))
+	}
 }
