@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,4 +73,61 @@ func TestScaleOutKubeTakeOverLeavesNoStrays(t *testing.T) {
 	t.Cleanup(srv.Close)
 	r.worldURL = srv.URL
 	takeOverLeavesNoStrays(t, r)
+}
+
+// An engine paused (SIGSTOP) past its Lease: the others take its nodes
+// over and repair them; its providers are damaged again just before it
+// resumes, so an engine acting on its old claims would write them at
+// once. Resumed, it registers anew and gets its share back only through
+// hand-overs: no writes while paused, no provider written in turns
+// (X, Y, X within an interval) from the resume on, and Placement ends as
+// one engine would want it.
+func TestScaleOutKubePausedPastTheLease(t *testing.T) {
+	r := newKubeScaleRig(t, 0x5ca1f3)
+	ids := []string{r.id(1), r.id(2), r.id(3)}
+	for n := 1; n <= 3; n++ {
+		r.start(n)
+	}
+	r.waitSettled(30*time.Second, ids...)
+	r.waitQuiet()
+	paused := r.engines[ids[0]]
+	mine := r.damage(ids[0])
+	if err := paused.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	t.Cleanup(func() { _ = paused.cmd.Process.Signal(syscall.SIGCONT) })
+	r.waitSettled(4*soInterval, ids[1:]...)
+	for _, uuid := range mine {
+		dropTrait(t, r.placement, uuid, "COMPUTE_NODE")
+	}
+	resumed := time.Now()
+	if err := paused.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("paused %s for %s; %d of its providers damaged before and after the take-over", ids[0],
+		resumed.Sub(stopped).Round(time.Millisecond), len(mine))
+	if ws := r.log.writesBy(ids[0], stopped); len(ws) > 0 && ws[0].at.Before(resumed) {
+		t.Fatalf("the paused engine wrote while paused: %v", ws[0])
+	}
+	r.waitSettled(6*soInterval, ids...)
+	r.log.checkNoDeletes(t)
+	r.log.checkNoPingPong(t, soInterval, resumed)
+	r.checkDesired(ids...)
+}
+
+// damage drops COMPUTE_NODE from every provider id manages, and returns
+// their uuids.
+func (r *scaleRig) damage(id string) []string {
+	var out []string
+	for uuid, o := range r.owners(id) {
+		if len(o) == 1 {
+			dropTrait(r.t, r.placement, uuid, "COMPUTE_NODE")
+			out = append(out, uuid)
+		}
+	}
+	if len(out) == 0 {
+		r.t.Fatalf("%s manages no provider", id)
+	}
+	return out
 }
