@@ -29,8 +29,7 @@
 // holds, never act on a claim after its lease may have expired (or, on
 // Kubernetes, after a peer may have counted its Lease expired), never
 // compare another machine's timestamps with this one's clock to decide
-// who holds what, and never
-// delete or write a provider: it only says which nodes an engine may
-// manage and whose providers it may take over; the engine does the writes,
-// each generation-checked.
+// who holds what, and never delete or write a provider: it only says
+// which nodes an engine may manage and whose providers it may take over;
+// the engine does the writes, each generation-checked.
 package coord
