@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -36,6 +37,9 @@ const EnvRun = "RPENGINE_KUBE_E2E"
 type Server struct {
 	URL    string // https://127.0.0.1:port
 	Token  string // a bearer token of system:masters
+	// UserToken is the bearer token of user "rpengine", in no group: it
+	// may do only what a RoleBinding grants it.
+	UserToken string
 	CAFile string // the self-signed serving certificate and its CA
 	Log    string
 	dir    string
@@ -103,7 +107,8 @@ func Start(t testing.TB) *Server {
 
 // files writes the token file and the service-account key.
 func (s *Server) files() error {
-	tokens := fmt.Sprintf("%s,admin,admin,\"system:masters\"\n", s.Token)
+	s.UserToken = s.Token + "-user"
+	tokens := fmt.Sprintf("%s,admin,admin,\"system:masters\"\n%s,rpengine,rpengine\n", s.Token, s.UserToken)
 	if err := os.WriteFile(filepath.Join(s.dir, "tokens.csv"), []byte(tokens), 0o600); err != nil {
 		return err
 	}
@@ -150,17 +155,24 @@ func (s *Server) client() *http.Client {
 // Namespace creates a namespace for one test.
 func (s *Server) Namespace(t testing.TB, name string) {
 	t.Helper()
-	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name)
-	req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/namespaces", bytes.NewBufferString(body))
+	s.Create(t, "/api/v1/namespaces", fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, name))
+}
+
+// Create posts the JSON object body to the collection at path as the
+// administrator; an object that exists already is left as it is.
+func (s *Server) Create(t testing.TB, path, body string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.URL+path, bytes.NewBufferString(body))
 	req.Header.Set("Authorization", "Bearer "+s.Token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.client().Do(req)
 	if err != nil {
-		t.Fatalf("create namespace %s: %v", name, err)
+		t.Fatalf("create in %s: %v", path, err)
 	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusConflict {
-		t.Fatalf("create namespace %s: %s", name, resp.Status)
+		t.Fatalf("create in %s: %s %s", path, resp.Status, msg)
 	}
 }
 
@@ -168,6 +180,12 @@ func (s *Server) Namespace(t testing.TB, name string) {
 // API server at server (s.URL, or a proxy in front of it), and returns
 // its path.
 func (s *Server) Kubeconfig(t testing.TB, server, namespace string) string {
+	t.Helper()
+	return s.KubeconfigAs(t, server, namespace, s.Token)
+}
+
+// KubeconfigAs is Kubeconfig with another bearer token (UserToken).
+func (s *Server) KubeconfigAs(t testing.TB, server, namespace, token string) string {
 	t.Helper()
 	kc := fmt.Sprintf(`apiVersion: v1
 kind: Config
@@ -187,7 +205,7 @@ users:
 - name: admin
   user:
     token: %s
-`, server, s.CAFile, namespace, s.Token)
+`, server, s.CAFile, namespace, token)
 	f, err := os.CreateTemp(s.dir, "kubeconfig-*")
 	if err != nil {
 		t.Fatal(err)
