@@ -35,14 +35,14 @@ const EnvRun = "RPENGINE_KUBE_E2E"
 
 // Server is one running kube-apiserver.
 type Server struct {
-	URL    string // https://127.0.0.1:port
-	Token  string // a bearer token of system:masters
+	URL   string // https://127.0.0.1:port
+	Token string // a bearer token of system:masters
 	// UserToken is the bearer token of user "rpengine", in no group: it
 	// may do only what a RoleBinding grants it.
 	UserToken string
-	CAFile string // the self-signed serving certificate and its CA
-	Log    string
-	dir    string
+	CAFile    string // the self-signed serving certificate and its CA
+	Log       string
+	dir       string
 }
 
 var started atomic.Int64
