@@ -1,6 +1,7 @@
 package coord
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +24,9 @@ const recordBuckets = 64
 
 // KubeRecords keeps the ownership record in ConfigMaps, one per bucket,
 // each written with its resourceVersion as precondition, so two engines
-// writing one bucket merge instead of losing an entry. Writes are fenced:
+// writing one bucket merge instead of losing an entry; a delete removes
+// an entry only as this engine last saw it, never one another engine
+// wrote since. Writes are fenced:
 // before each Store the writer re-reads its member Lease and its claim
 // Leases (holder and leaseTransitions, one list) and writes nothing if
 // any changed or its validity may have run out (ErrRecordFenced).
@@ -105,8 +108,15 @@ func (r *KubeRecords) Store(ctx context.Context, put map[string][]byte, del []st
 	}
 	for _, uuid := range del {
 		b := bucketOf(uuid)
-		prev := changes[b]
-		changes[b] = func(m map[string][]byte) { call(prev, m); delete(m, uuid) }
+		prev, seen := changes[b], r.lastSeen(b, uuid)
+		changes[b] = func(m map[string][]byte) {
+			call(prev, m)
+			// Only the entry as this engine last saw it: one another
+			// engine wrote since is that engine's to keep.
+			if cur, ok := m[uuid]; ok && bytes.Equal(cur, seen) {
+				delete(m, uuid)
+			}
+		}
 	}
 	for _, b := range slices.Sorted(maps.Keys(changes)) {
 		if err := r.write(tctx, b, changes[b]); err != nil {
@@ -117,6 +127,13 @@ func (r *KubeRecords) Store(ctx context.Context, put map[string][]byte, del []st
 		}
 	}
 	return nil
+}
+
+// lastSeen is uuid's entry in bucket b as last read or written here.
+func (r *KubeRecords) lastSeen(b int, uuid string) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cache[r.k.names.record(r.placement, b)].BinaryData[uuid]
 }
 
 func call(f func(map[string][]byte), m map[string][]byte) {

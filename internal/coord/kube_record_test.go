@@ -50,6 +50,18 @@ func kubeRecord(t *testing.T, r *kubeRig) {
 	if _, ok := got[gone]; ok || len(got) != 299 {
 		t.Fatalf("after a delete: %d entries, deleted one present %v", len(got), ok)
 	}
+	// b rewrites an entry a wrote and a does not know it: a's delete of
+	// it leaves b's entry alone.
+	taken := "00000000-0000-0000-0000-000000000002"
+	if err := rb.Store(ctx, map[string][]byte{taken: []byte(`{"by":"b"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ra.Store(ctx, nil, []string{taken}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = rb.Load(ctx); string(got[taken]) != `{"by":"b"}` {
+		t.Fatalf("a's delete removed the entry b wrote since: %q", got[taken])
+	}
 	if other, _ := b.Records(as["b"], "P2").Load(ctx); len(other) != 0 {
 		t.Fatalf("another Placement's record has %d entries", len(other))
 	}
