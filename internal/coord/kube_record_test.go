@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -143,4 +144,68 @@ func kubeRequests(t *testing.T, r *kubeRig) {
 			t.Fatalf("%s: %.2f requests a steady sync; want 1 (one list)", id, perSync)
 		}
 	}
+}
+
+// 200 rounds of syncs while members join and leave (every 25 rounds one
+// joins or one leaves): at no round is a unit held
+// by two members, and the requests a member sends per sync stay O(1)
+// (the FIGURE line: the mean over all syncs, moves included).
+func kubeSoak(t *testing.T, r *kubeRig) {
+	div := coord.Division{Partitions: 32}
+	live := map[string]*coord.KubeCoordinator{}
+	var sent, syncs int64
+	next := 0
+	join := func() {
+		next++
+		id := fmt.Sprintf("s%d", next)
+		live[id] = r.member(id, div)
+	}
+	for range 3 {
+		join()
+	}
+	leave := func() {
+		for _, id := range sortedIDs(live) {
+			live[id].Close()
+			delete(live, id)
+			return
+		}
+	}
+	for round := range 200 {
+		switch {
+		case round > 0 && round%50 == 0:
+			leave()
+		case round > 0 && round%25 == 0:
+			join()
+		}
+		owner := map[string]string{}
+		for _, id := range sortedIDs(live) {
+			c := live[id]
+			before := c.Requests()
+			a, err := c.Sync(context.Background())
+			sent, syncs = sent+c.Requests()-before, syncs+1
+			if err != nil {
+				continue // a newcomer's first TTL, or a late renewal: holds nothing
+			}
+			for _, u := range a.Held {
+				if o, dup := owner[u]; dup {
+					t.Fatalf("round %d: %s held by %s and %s", round, u, o, id)
+				}
+				owner[u] = id
+			}
+		}
+	}
+	t.Logf("FIGURE kube soak: %d syncs over 200 rounds with members joining and leaving: %.2f requests a sync (a renewal sent during one counts too)",
+		syncs, float64(sent)/float64(syncs))
+	if float64(sent)/float64(syncs) > 3 {
+		t.Fatalf("%.2f requests a sync under churn; want O(1)", float64(sent)/float64(syncs))
+	}
+}
+
+func sortedIDs(m map[string]*coord.KubeCoordinator) []string {
+	out := make([]string, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }

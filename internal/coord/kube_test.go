@@ -96,6 +96,7 @@ func TestKube(t *testing.T) {
 	t.Run("Record", func(t *testing.T) { kubeRecord(t, rig(t)) })
 	t.Run("RecordFencedAfterTakeOver", func(t *testing.T) { kubeRecordFenced(t, rig(t)) })
 	t.Run("RBAC", func(t *testing.T) { kubeRBAC(t, rig(t)) })
+	t.Run("Soak", func(t *testing.T) { kubeSoak(t, rig(t)) })
 	t.Run("RequestsPerCycle", func(t *testing.T) { kubeRequests(t, rig(t)) })
 }
 
