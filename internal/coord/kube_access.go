@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -123,11 +124,31 @@ func kubeconfigAccess(path string) (*kubeAPI, *tls.Config, error) {
 	if err := yaml.Unmarshal(b, &kc); err != nil {
 		return nil, nil, fmt.Errorf("coord.kubeconfig %s: %w", path, err)
 	}
+	kc.resolve(filepath.Dir(path))
 	k, tlsc, err := kc.access()
 	if err != nil {
 		return nil, nil, fmt.Errorf("coord.kubeconfig %s: %w", path, err)
 	}
 	return k, tlsc, nil
+}
+
+// resolve makes the file paths in kc relative to dir absolute, as
+// kubectl reads them: relative to the kubeconfig file.
+func (kc *kubeconfig) resolve(dir string) {
+	abs := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	for i := range kc.Clusters {
+		abs(&kc.Clusters[i].Cluster.CA)
+	}
+	for i := range kc.Users {
+		u := &kc.Users[i].User
+		abs(&u.TokenFile)
+		abs(&u.Cert)
+		abs(&u.Key)
+	}
 }
 
 func (kc *kubeconfig) access() (*kubeAPI, *tls.Config, error) {

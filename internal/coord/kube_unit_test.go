@@ -53,6 +53,16 @@ func TestKubeconfigAccess(t *testing.T) {
 	if k.base != "https://10.0.0.1:6443" || k.namespace != "openstack" || tok != "s3cret" {
 		t.Fatalf("base %q namespace %q token %q", k.base, k.namespace, tok)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "tok"), []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, err = dialKube(write(kubeconfigText("https://h:6443", "tokenFile: tok")), "", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := k.token(); tok != "from-file" {
+		t.Fatalf("tokenFile relative to the kubeconfig: %q %v", tok, err)
+	}
 	if k, _ := dialKube(write(kubeconfigText("https://h:6443", "token: x")), "other", time.Second); k.namespace != "other" {
 		t.Fatalf("coord.namespace did not win over the context's: %q", k.namespace)
 	}
