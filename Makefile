@@ -7,7 +7,7 @@ WASMENV  := GOOS=wasip1 GOARCH=wasm
 SDK      := github.com/rpengine/rpengine/hostabi/...
 TESTFLAGS ?=
 
-.PHONY: screenshots demo-stop release release-test monitoring-test plugin-kit bench-deps test-nova all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
+.PHONY: screenshots demo-stop release release-test monitoring-test plugin-kit bench-deps test-nova test-kube all build plugins rust-example test unit demo demo-ironic demo-vmware check bench fuzz clean deps chromium soak idle
 
 all: build plugins
 
@@ -65,6 +65,14 @@ test: deps build plugins
 test-nova: deps build plugins
 	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges)$$' ./e2e/
+
+# test-kube runs the scale-out tests against a real kube-apiserver (built
+# once into a cache by scripts/kube/install.sh, about 13 minutes cold):
+# internal/coord's TestKube and e2e TestScaleOutKube* (docs/SCALEOUT.md).
+test-kube: deps build plugins
+	scripts/kube/install.sh
+	RPENGINE_KUBE_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestKube$$|TestScaleOutKube' ./internal/coord/ ./e2e/
 
 # screenshots regenerates docs/screenshots (the status page's node pages
 # by headless Chromium, `engine explain` as text) against the real

@@ -35,6 +35,7 @@ type recordRig struct {
 	worldURL  string
 	u         func(int) string
 	n         int
+	kube      *kubeFleet // set: coordinate through Kubernetes, etcd is its host:port
 }
 
 const (
@@ -69,7 +70,10 @@ func gpuWorld(rng *rand.Rand, u func(int) string, n int) []hostabi.Node {
 // the fleet's [coord].
 func (r *recordRig) config(id, endpoint string, withCoord bool) string {
 	extra := fmt.Sprintf("[plugin.services]\nworld = %q\n[plugin.config]\nworld = \"world\"\n", r.worldURL)
-	if withCoord {
+	switch {
+	case withCoord && r.kube != nil:
+		extra = r.kube.section(r.t, r.etcd, recPartitions, recTTL, fmt.Sprintf("/rec-%x/", os.Getpid())) + "\n" + extra
+	case withCoord:
 		extra = fmt.Sprintf("[coord]\netcd = [%q]\npartitions = %d\nlease_ttl = %q\nprefix = \"/rec-%x/\"\n\n",
 			r.etcd, recPartitions, recTTL, os.Getpid()) + extra
 	}
@@ -157,8 +161,9 @@ func (r *recordRig) converge(within time.Duration, owners ...string) (int, strin
 // the world changes twice while its lease runs out, and b takes its
 // nodes over. Reading a's record, b must remove every CUSTOM_GPU a added
 // that the world dropped: 0 stray traits once b has converged.
-func TestTakeOverLeavesNoStrayTraits(t *testing.T) {
-	r := newRecordRig(t, 40)
+func TestTakeOverLeavesNoStrayTraits(t *testing.T) { takeOverLeavesNoStrays(t, newRecordRig(t, 40)) }
+
+func takeOverLeavesNoStrays(t *testing.T, r *recordRig) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 24))

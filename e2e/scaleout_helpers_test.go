@@ -44,6 +44,7 @@ type scaleRig struct {
 	engines   map[string]*engineProc
 	desired   map[string]map[string]inventory // uuid → inventories
 	observer  string                          // a config that reaches etcd directly, for status
+	kube      *kubeFleet                      // set: coordinate through Kubernetes, etcd is its host:port
 }
 
 type engineProc struct {
@@ -84,7 +85,10 @@ token = "admin"
 path = %q
 cache_dir = %q
 `, id, soInterval, placementURL, r.plugin, plugintest.CacheDir())
-	if withCoord {
+	switch {
+	case withCoord && r.kube != nil:
+		text += r.kube.section(r.t, etcdURL, soPartitions, soTTL, "/rpengine/")
+	case withCoord:
 		text += fmt.Sprintf("\n[coord]\netcd = [%q]\npartitions = %d\nlease_ttl = %q\n", etcdURL, soPartitions, soTTL)
 	}
 	text += fmt.Sprintf("\n[plugin.config]\nnodes = %d\nseed = %d\nmaintenance_fraction = 0.25\n", soNodes, r.seed)

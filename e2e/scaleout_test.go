@@ -14,8 +14,9 @@ import (
 // wait for theirs); it comes back and the
 // division settles back. Throughout, no provider is deleted and none is
 // written by two engines in turns.
-func TestScaleOutKillAndRestart(t *testing.T) {
-	r := newScaleRig(t, 0x5ca1e1)
+func TestScaleOutKillAndRestart(t *testing.T) { scaleOutKillAndRestart(t, newScaleRig(t, 0x5ca1e1)) }
+
+func scaleOutKillAndRestart(t *testing.T, r *scaleRig) {
 	ids := []string{r.id(1), r.id(2), r.id(3)}
 	for n := 1; n <= 3; n++ {
 		r.start(n)
@@ -76,8 +77,9 @@ func TestScaleOutKillAndRestart(t *testing.T) {
 // An engine cut off from etcd stops writing within its lease, though its
 // providers need repair; the others take them over and repair them; when
 // it is back it gets its share again.
-func TestScaleOutEngineCutOffFromEtcd(t *testing.T) {
-	r := newScaleRig(t, 0x5ca1e2)
+func TestScaleOutEngineCutOffFromEtcd(t *testing.T) { scaleOutCutOff(t, newScaleRig(t, 0x5ca1e2)) }
+
+func scaleOutCutOff(t *testing.T, r *scaleRig) {
 	ids := []string{r.id(1), r.id(2), r.id(3)}
 	for n := 1; n <= 3; n++ {
 		r.start(n)

@@ -18,7 +18,7 @@ import (
 // context that ends before the lease behind that scope can expire. It
 // lives as long as `engine run`, across reloads.
 type coordinator struct {
-	c    *coord.Coordinator
+	c    membership
 	root context.Context // the daemon's: ends on SIGTERM
 	base engine.Scope    // from [scope]
 	div  coord.Division
@@ -36,13 +36,14 @@ type coordinator struct {
 // to release).
 var errNothingHeld = errors.New("holding no unit")
 
-// startCoordinator registers the engine in etcd; nil without [coord] etcd.
+// startCoordinator registers the engine in etcd or through Kubernetes;
+// nil without [coord].
 func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger) (*coordinator, error) {
-	if len(cfg.Coord.Etcd) == 0 {
+	if !cfg.Coord.Enabled() {
 		return nil, nil
 	}
 	div := division(cfg)
-	c, err := coord.New(ctx, coord.Config{
+	cc := coord.Config{
 		Endpoints:  cfg.Coord.Etcd,
 		Prefix:     cfg.Coord.Prefix,
 		Member:     cfg.Engine.ID,
@@ -51,11 +52,13 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 		Division:   div,
 		Static:     coord.StaticUnits(cfg.Scope.Shards, cfg.Scope.ConductorGroups),
 		Log:        log,
-	})
+	}
+	c, err := join(ctx, cfg, cc)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)
 	}
-	log.Info("coordinating through etcd", "etcd", cfg.Coord.Etcd, "division", div.String(), "prefix", cfg.Coord.Prefix)
+	log.Info("coordinating", "backend", cfg.Coord.Backend, "etcd", cfg.Coord.Etcd, "namespace", cfg.Coord.Namespace,
+		"division", div.String(), "prefix", cfg.Coord.Prefix)
 	return &coordinator{c: c, root: ctx, base: policy(cfg).Scope, div: div, cfg: cfg, log: log}, nil
 }
 
@@ -121,8 +124,8 @@ func (co *coordinator) Close() {
 // uncoordinated refuses a one-shot write cycle under [coord]: it would
 // write without holding any claim. plan (dry) writes nothing and may run.
 func uncoordinated(cfg *config.Config, dry bool) error {
-	if len(cfg.Coord.Etcd) > 0 && !dry {
-		return fmt.Errorf("%w: with [coord] etcd, only `engine run` writes (it holds claims in etcd); use plan to look", errUsage)
+	if cfg.Coord.Enabled() && !dry {
+		return fmt.Errorf("%w: with [coord], only `engine run` writes (it holds claims in %s); use plan to look", errUsage, cfg.Coord.Backend)
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ type traitLister interface {
 // under: the one recorded in etcd while this Placement has its trait;
 // else this Placement's own (minted once if it has none), recorded in
 // its place. Every engine of the fleet ends with the same.
-func placementIdentity(ctx context.Context, c *coord.Coordinator, pc traitLister, log *slog.Logger) (string, error) {
+func placementIdentity(ctx context.Context, c identityRecord, pc traitLister, log *slog.Logger) (string, error) {
 	recorded, rev, err := c.RecordedPlacement(ctx)
 	if err != nil {
 		return "", err
@@ -85,12 +85,12 @@ func (co *coordinator) shareRecord(ctx context.Context, eng *engine.Engine, pc *
 			return fmt.Errorf("placement identity: %w", err)
 		}
 		if co.ident != id {
-			co.log.Info("ownership record shared through etcd", "placement", id, "key", coord.RecordPrefix(co.cfg.Coord.Prefix, id))
+			co.log.Info("ownership record shared", "backend", co.cfg.Coord.Backend, "placement", id, "key", coord.RecordPrefix(co.cfg.Coord.Prefix, id))
 		}
 		co.ident, co.identFor = id, pc
 		co.reload = true // another Placement, or the first cycle: read it all
 	}
-	eng.ShareRecord(co.c.Records(a, co.ident), co.reload || len(a.Acquired) > 0)
+	eng.ShareRecord(co.c.Store(a, co.ident), co.reload || len(a.Acquired) > 0)
 	co.reload = false
 	return nil
 }

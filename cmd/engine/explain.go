@@ -100,7 +100,7 @@ func cmdExplain(ctx context.Context, a args, out printer, log *slog.Logger) erro
 	defer w.close(ctx)
 	src := &recordingSource{Plugin: w.plugin}
 	eng := w.engineOver(src, nil, log)
-	if len(cfg.Coord.Etcd) > 0 { // as plan: the units held, the shared record
+	if cfg.Coord.Enabled() { // as plan: the units held, the shared record
 		done, err := planShared(ctx, w, eng, log)
 		if err != nil {
 			return err

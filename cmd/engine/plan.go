@@ -44,7 +44,7 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 	if err := uncoordinated(w.cfg, true); err != nil {
 		return err
 	}
-	if len(cfg.Coord.Etcd) > 0 {
+	if cfg.Coord.Enabled() {
 		done, err := planShared(ctx, w, w.eng, log)
 		if err != nil {
 			return err

@@ -10,14 +10,14 @@ import (
 	"github.com/rpengine/rpengine/internal/coord"
 )
 
-// planShared makes a plan under [coord] etcd see what the engine's daemon
+// planShared makes a plan under [coord] see what the engine's daemon
 // works from: the units its claims hold now and the fleet's shared
 // ownership record, both read from etcd without registering, holding a
 // lease or writing (coord.Reader), for eng, an engine of w. done closes
 // the connection after the plan.
 func planShared(ctx context.Context, w *assembly, eng *engine.Engine, log *slog.Logger) (done func(), err error) {
 	cfg := w.cfg
-	r, err := coord.OpenReader(cfg.Coord.Etcd, cfg.Coord.Prefix)
+	r, err := openReader(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)
 	}
@@ -41,7 +41,7 @@ func planShared(ctx context.Context, w *assembly, eng *engine.Engine, log *slog.
 			return nil, fmt.Errorf("placement: %w", err)
 		}
 		if len(have) > 0 && have[0] == recorded {
-			eng.ShareRecord(r.Records(recorded), true)
+			eng.ShareRecord(r.Store(recorded), true)
 		}
 	}
 	return r.Close, nil
@@ -49,7 +49,7 @@ func planShared(ctx context.Context, w *assembly, eng *engine.Engine, log *slog.
 
 // sharedScope narrows the plan to the units this engine holds, as
 // BeforeCycle narrows a cycle; a static division plans its [scope].
-func sharedScope(ctx context.Context, w *assembly, eng *engine.Engine, r *coord.Reader, log *slog.Logger) error {
+func sharedScope(ctx context.Context, w *assembly, eng *engine.Engine, r sharedReader, log *slog.Logger) error {
 	div := division(w.cfg)
 	if !div.Dynamic() {
 		return nil
@@ -59,7 +59,7 @@ func sharedScope(ctx context.Context, w *assembly, eng *engine.Engine, r *coord.
 		return fmt.Errorf("coord: %w", err)
 	}
 	if len(held) == 0 {
-		log.Warn("this engine holds no unit in etcd now (is its daemon running?): the plan covers all of [scope]")
+		log.Warn("this engine holds no unit now (is its daemon running?): the plan covers all of [scope]")
 		return nil
 	}
 	scope := policy(w.cfg).Scope

@@ -23,13 +23,13 @@ func cmdStatus(ctx context.Context, path string, asJSON bool, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	if len(cfg.Coord.Etcd) == 0 {
-		return fmt.Errorf("%w: status needs [coord] etcd in the config", errUsage)
+	if !cfg.Coord.Enabled() {
+		return fmt.Errorf("%w: status needs [coord] (etcd, or backend = \"kubernetes\") in the config", errUsage)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	div := division(cfg)
-	st, err := coord.ReadStatus(ctx, cfg.Coord.Etcd, cfg.Coord.Prefix, div, recentMoves)
+	st, err := readStatus(ctx, cfg, div)
 	if err != nil {
 		return err
 	}

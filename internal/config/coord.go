@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -19,13 +21,29 @@ type Coord struct {
 	// Shards: live engines divide these Ironic shards instead.
 	Shards   []string `toml:"shards"`
 	LeaseTTL Duration `toml:"lease_ttl"`
+	// Backend is "etcd" (Etcd's URLs) or "kubernetes" (Leases and
+	// ConfigMaps in Namespace, reached through Kubeconfig or, when that
+	// is empty, the pod's service account).
+	Backend    string `toml:"backend"`
+	Namespace  string `toml:"namespace"`
+	Kubeconfig string `toml:"kubeconfig"`
 }
+
+// Coordination backends.
+const (
+	BackendEtcd       = "etcd"
+	BackendKubernetes = "kubernetes"
+)
+
+// Enabled says whether engines share the fleet: etcd URLs are given, or
+// the backend is Kubernetes.
+func (k Coord) Enabled() bool { return len(k.Etcd) > 0 || k.Backend == BackendKubernetes }
 
 // maxPartitions bounds the claims in etcd and the scope checks per node.
 const maxPartitions = 4096
 
 func defaultCoord() Coord {
-	return Coord{Prefix: "/rpengine/", LeaseTTL: Duration(10 * time.Second)}
+	return Coord{Prefix: "/rpengine/", LeaseTTL: Duration(10 * time.Second), Backend: BackendEtcd}
 }
 
 func (c *Config) checkCoord() []error {
@@ -41,8 +59,8 @@ func (c *Config) checkCoord() []error {
 	}
 	dynamic := k.Partitions != 0 || len(k.Shards) > 0
 	switch {
-	case dynamic && len(k.Etcd) == 0:
-		bad("etcd", "is required with coord.partitions or coord.shards")
+	case dynamic && !k.Enabled():
+		bad("etcd", "is required with coord.partitions or coord.shards (or coord.backend = \"kubernetes\")")
 	case k.Partitions < 0 || k.Partitions > maxPartitions:
 		bad("partitions", "must be in 0..%d", maxPartitions)
 	case k.Partitions > 0 && len(k.Shards) > 0:
@@ -50,6 +68,7 @@ func (c *Config) checkCoord() []error {
 	case len(k.Shards) > 0 && len(c.Scope.Shards) > 0:
 		bad("shards", "replaces scope.shards: engines divide coord.shards among themselves")
 	}
+	errs = append(errs, k.checkBackend()...)
 	if !strings.HasPrefix(k.Prefix, "/") {
 		bad("prefix", "must start with /")
 	}
@@ -58,3 +77,25 @@ func (c *Config) checkCoord() []error {
 	}
 	return errs
 }
+
+// checkBackend checks coord.backend and the keys only one backend reads.
+func (k Coord) checkBackend() []error {
+	switch k.Backend {
+	case BackendEtcd:
+		if k.Namespace != "" || k.Kubeconfig != "" {
+			return []error{errors.New(`coord.namespace and coord.kubeconfig need coord.backend = "kubernetes"`)}
+		}
+	case BackendKubernetes:
+		if len(k.Etcd) > 0 {
+			return []error{errors.New(`coord.etcd: unused with coord.backend = "kubernetes": remove one`)}
+		}
+		if k.Namespace != "" && !dnsLabel.MatchString(k.Namespace) {
+			return []error{fmt.Errorf("coord.namespace: %q is not a Kubernetes namespace name (lowercase letters, digits, '-', at most 63)", k.Namespace)}
+		}
+	default:
+		return []error{fmt.Errorf("coord.backend: %q is neither \"etcd\" nor \"kubernetes\"", k.Backend)}
+	}
+	return nil
+}
+
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)

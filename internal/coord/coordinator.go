@@ -124,6 +124,7 @@ type Assignment struct {
 
 	lease    *lease
 	takeover map[string]bool // owner traits that may be taken over
+	claimed  map[string]int  // Kubernetes: held unit → its Lease's leaseTransitions
 }
 
 // MayTakeOver says whether a provider marked with owner may be taken:
