@@ -176,7 +176,7 @@ func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
 			fs.BoolVar(&a.json, "json", false, "print JSON (schema: docs/REPORT.md); the same as -o json")
 			fs.StringVar(&a.output, "o", "table", "output: json or table")
 		case "log-format":
-			fs.StringVar(&a.logFormat, "log-format", "text", "log format on stderr: text or json")
+			fs.StringVar(&a.logFormat, "log-format", "", "log format: text, json or oslo (default: [log] format, else text)")
 		case "node":
 			fs.StringVar(&a.node, "node", "", "only this node: its uuid or its name")
 		case "nodes":
@@ -267,7 +267,7 @@ func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
-	log := newLogger(stderr, a.logFormat)
+	log := verbLogger(ctx, stderr, a)
 	if id := config.PeekID(configOf(a)); id != "" {
 		log = log.With("engine", id) // on every record of the verb, as the daemon's
 	}

@@ -25,7 +25,7 @@ func init() {
 }
 
 // flagValues are the values a flag takes, where they are few.
-var flagValues = map[string][]string{"o": {"json", "table"}, "log-format": {"text", "json"}}
+var flagValues = map[string][]string{"o": {"json", "table"}, "log-format": {"text", "json", "oslo"}}
 
 // fileFlags take a path.
 var fileFlags = []string{"config", "cache-dir"}

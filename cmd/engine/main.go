@@ -34,8 +34,11 @@ func main() {
 // each line carries its priority (ops.JournalHandler).
 func newLogger(w io.Writer, format string) *slog.Logger {
 	h := func(w io.Writer) slog.Handler {
-		if format == "json" {
+		switch format {
+		case "json":
 			return slog.NewJSONHandler(w, nil)
+		case "oslo":
+			return osloHandler(w)
 		}
 		return slog.NewTextHandler(w, nil)
 	}

@@ -204,7 +204,7 @@ func defaults() *Config {
 		Plugin: Plugin{Timeout: Duration(wasmhost.DefaultCallTimeout), MemoryLimit: wasmhost.DefaultMemoryLimit, ReloadOnChange: true},
 		Auth:   Auth{Method: "noauth", RefreshBefore: Duration(5 * time.Minute), Timeout: Duration(30 * time.Second)},
 		Server: Server{UnhealthyAfter: 3, History: 50},
-		Log:    Log{Level: "info"},
+		Log:    Log{Level: "info", Format: "text"},
 		Coord:  defaultCoord(),
 		Events: defaultEvents(),
 	}

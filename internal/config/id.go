@@ -37,6 +37,23 @@ func idChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.'
 }
 
+// PeekLog is [log] format and file of the config file at path, read
+// alone, so that a verb's logger is built before the config is checked;
+// "" for either when the file cannot be read or parsed, or says nothing.
+func PeekLog(path string) (format, file string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", ""
+	}
+	var c struct {
+		Log Log `toml:"log"`
+	}
+	if _, err := toml.Decode(string(b), &c); err != nil {
+		return "", ""
+	}
+	return c.Log.Format, c.Log.File
+}
+
 // PeekID is engine.id of the config file at path, read alone, so that a
 // verb's log records name the engine before the config is checked; ""
 // when the file cannot be read or parsed (the verb then says why).

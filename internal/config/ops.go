@@ -61,11 +61,18 @@ type Server struct {
 // Log is [log].
 type Log struct {
 	Level string `toml:"level"`
+	// Format is text, json or oslo (oslo.log's line format, which
+	// kolla's fluentd collects); --log-format overrides it.
+	Format string `toml:"format"`
+	// File is where records go instead of stderr, reopened on SIGHUP
+	// (logrotate); "" is stderr.
+	File string `toml:"file"`
 }
 
 var (
 	authMethods = []string{"noauth", "password", "application_credential", "cloud", "env"}
 	logLevels   = []string{"debug", "info", "warn", "error"}
+	logFormats  = []string{"text", "json", "oslo"}
 	interfaces  = []string{"", "public", "internal", "admin"}
 )
 
@@ -221,6 +228,7 @@ func (c *Config) checkOps() []error {
 	req(c.Server.UnhealthyAfter >= 1, "server.unhealthy_after", "must be at least 1")
 	req(c.Server.History >= 1 && c.Server.History <= 10000, "server.history", "must be in [1, 10000]")
 	req(slices.Contains(logLevels, c.Log.Level), "log.level", "%q is not one of %s", c.Log.Level, strings.Join(logLevels, ", "))
+	req(slices.Contains(logFormats, c.Log.Format), "log.format", "%q is not one of %s", c.Log.Format, strings.Join(logFormats, ", "))
 	return errs
 }
 

@@ -129,7 +129,8 @@ func TestOpsConfigErrorsNameTheKey(t *testing.T) {
 		{"history zero", placement + "[server]\nhistory = 0\n", "server.history: must be in [1, 10000]"},
 		{"unknown server key", placement + "[server]\nport = 9180\n", "unknown key(s): server.port"},
 		{"bad log level", placement + "[log]\nlevel = \"verbose\"\n", `log.level: "verbose" is not one of debug, info, warn, error`},
-		{"unknown log key", placement + "[log]\nformat = \"json\"\n", "unknown key(s): log.format"},
+		{"unknown log key", placement + "[log]\nfromat = \"json\"\n", "unknown key(s): log.fromat"},
+		{"bad log format", placement + "[log]\nformat = \"syslog\"\n", "log.format: \"syslog\" is not one of text, json, oslo"},
 		{"zero stop timeout", placement + "[engine]\nstop_timeout = \"0s\"\n", "engine.stop_timeout: must be positive"},
 	}
 	for _, c := range cases {
