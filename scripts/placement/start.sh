@@ -3,7 +3,9 @@
 #
 # Start a real Placement on 127.0.0.1:PORT for the demos and the release
 # tests, configured as the Go tests and the bench start theirs
-# (placement.conf: noauth2, token "admin", in-memory sqlite). Writes
+# (placement.conf: noauth2, token "admin", the sqlite file
+# DIR/placement.sqlite, kept while DIR is: restarting in the same DIR keeps
+# the data; remove the file for an empty one). Writes
 # DIR/placement.conf, DIR/api.log and DIR/api.pid (the python PID), waits
 # until it answers (at most 60 s) and prints the URL. Stop it with
 # stop.sh DIR.
@@ -24,8 +26,10 @@ if [ -f "$dir/api.pid" ] && kill -0 "$(cat "$dir/api.pid")" 2>/dev/null; then
 	exit 1
 fi
 
-# The database is the process's own (in memory): two never share one.
+# The database is DIR's own (placement.conf names it relative to the
+# working directory): two instances never share one.
 cp "$here/placement.conf" "$dir/placement.conf"
+cd "$dir"
 
 # No subshell, no setsid: \$! must be the python process itself, or stop.sh
 # would kill a shell and leave Placement running.
