@@ -1,13 +1,13 @@
 #!/bin/sh
 # usage: start.sh DIR PORT
 #
-# Start a real Placement on 127.0.0.1:PORT for the demos and the release
+# Start a real Placement on 127.0.0.1:PORT (0: a free port) for the demos and the release
 # tests, configured as the Go tests and the bench start theirs
 # (placement.conf: noauth2, token "admin", the sqlite file
 # DIR/placement.sqlite, kept while DIR is: restarting in the same DIR keeps
 # the data; remove the file for an empty one). Writes
-# DIR/placement.conf, DIR/api.log and DIR/api.pid (the python PID), waits
-# until it answers (at most 60 s) and prints the URL. Stop it with
+# DIR/placement.conf, DIR/api.log, DIR/api.pid (the python PID) and
+# DIR/url, waits until it answers (at most 60 s) and prints the URL. Stop it with
 # stop.sh DIR.
 set -eu
 
@@ -20,6 +20,11 @@ port=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+if [ "$port" = 0 ]; then
+	# Free now; another process could take it before serve.py binds, and
+	# then serve.py exits and this script says so.
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
 
 if [ -f "$dir/api.pid" ] && kill -0 "$(cat "$dir/api.pid")" 2>/dev/null; then
 	echo "already running with PID $(cat "$dir/api.pid"); run stop.sh $dir first" >&2
@@ -51,4 +56,5 @@ until curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$url/resource_providers"; 
 	fi
 	sleep 0.2
 done
+echo "$url" > "$dir/url"
 echo "$url"
