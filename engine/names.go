@@ -222,8 +222,10 @@ func (c *cycle) write(ctx context.Context, w Write, o Observed) (Observed, error
 // missing — Placement's 400 "No such resource class X." (inside the
 // inventory's "Unknown resource class in inventory ..."), "No such trait
 // X, Y", "No such trait(s): X, Y." and their 404 forms — and forgets
-// those of its names the book holds as existing. It reports whether it
-// forgot any.
+// those of its names the book holds as existing. It reports whether a
+// second try may pass: it forgot one, or a custom name it names is
+// already forgotten (another provider's write met the same refusal first
+// and its ensure may not have created it again yet; this one's will).
 func (b *nameBook) forgetMissing(err error) bool {
 	var api *placement.APIError
 	if !errors.As(err, &api) || api.Status != 400 && api.Status != 404 {
@@ -241,12 +243,14 @@ func (b *nameBook) forgetMissing(err error) bool {
 	isName := func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' }
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	forgot := false
+	retry := false
 	for _, name := range strings.FieldsFunc(api.Detail, func(r rune) bool { return !isName(r) }) {
 		if b.exist[kind+name] {
 			delete(b.exist, kind+name)
-			forgot = true
+			retry = true
+		} else if strings.HasPrefix(name, "CUSTOM_") {
+			retry = true
 		}
 	}
-	return forgot
+	return retry
 }

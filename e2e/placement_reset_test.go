@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+)
+
+// The real Placement restarted with an empty database under a running
+// daemon: its providers, its custom class and traits, the owner marker
+// are all gone. With no restart of the engine, the cycles after the reset
+// converge in at most 2 (every provider back with its class, reservation
+// and traits) and report no error after that.
+func TestPlacementResetEmptyIsHealedE2E(t *testing.T) {
+	placementtest.Shared(t) // skips (or fails under RPENGINE_REQUIRE_E2E) without Placement
+	if os.Getenv(placementtest.EnvURL) != "" {
+		t.Skip(placementtest.EnvURL + " is set: this test restarts a Placement it starts")
+	}
+	dir := t.TempDir()
+	p, err := placementtest.Launch(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop() })
+	u, _ := url.Parse(p.URL)
+	port, _ := strconv.Atoi(u.Port())
+	id := func(i int) string { return uuidFor(t.Name(), i) }
+	nodes := []worldNode{
+		{uuid: id(0), rc: "reset-gpu", power: "power off", provision: "available", traits: []string{"CUSTOM_RESET_FAST"}},
+		{uuid: id(1), rc: "reset-gpu", power: "power off", provision: "available", maintenance: true},
+		{uuid: id(2), rc: "reset-gold", power: "power off", provision: "available"},
+	}
+	addr := freeAddr(t)
+	cfg := writeConfig(t, "reset", p.URL, plugintest.Build(t, "plugins/fake"),
+		"\n[server]\nlisten = \""+addr+"\"\n\n"+worldTOML(nodes, nil))
+	text, _ := os.ReadFile(cfg)
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(text), `interval = "5s"`, `interval = "1h"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, logs := startDaemon(t, cfg)
+	first := waitCycles(t, addr, 1, logs)
+	if r := resetReport(t, addr); len(r.Errors) > 0 || r.Created != 3 {
+		t.Fatalf("first cycle: created %d, errors %v", r.Created, r.Errors)
+	}
+
+	p.Stop()
+	if err := os.Remove(filepath.Join(dir, placementtest.DatabaseFile)); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = placementtest.Launch(dir, port); err != nil {
+		t.Fatalf("restart Placement empty on port %d: %v", port, err)
+	}
+	for i := 1; i <= 3; i++ {
+		askCycle(t, addr)
+		waitCycles(t, addr, first.Cycles+i, logs)
+		r := resetReport(t, addr)
+		t.Logf("cycle %d after the reset: created %d, updated %d, unchanged %d, errors %v", i, r.Created, r.Updated, r.Unchanged, r.Errors)
+		// Two cycles write all; the third finds nothing to do; no error
+		// from the second on.
+		if i >= 2 && len(r.Errors) > 0 || i == 3 && (r.Created+r.Updated != 0 || r.Unchanged != 3) {
+			t.Fatalf("not converged in 2 cycles after the reset, cycle %d:\n%s", i, tail(logs.String(), 3000))
+		}
+	}
+	var inv struct {
+		Inventories map[string]struct{ Total, Reserved int64 } `json:"inventories"`
+	}
+	placementGet(t, p.URL, "/resource_providers/"+id(1)+"/inventories", &inv)
+	if inv.Inventories["CUSTOM_RESET_GPU"].Reserved != 1 {
+		t.Errorf("the node in maintenance after the reset: %+v", inv)
+	}
+	var tr struct{ Traits []string }
+	placementGet(t, p.URL, "/resource_providers/"+id(0)+"/traits", &tr)
+	if !strings.Contains(strings.Join(tr.Traits, ","), "CUSTOM_RESET_FAST") {
+		t.Errorf("the custom trait after the reset: %v", tr.Traits)
+	}
+}
+
+// resetReport is the daemon's last report.
+func resetReport(t *testing.T, addr string) reportCounts {
+	t.Helper()
+	code, body := get(t, "http://"+addr+"/api/v1/report")
+	var last struct {
+		Report *reportCounts `json:"report"`
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &last) != nil || last.Report == nil {
+		t.Fatalf("GET /api/v1/report: %d %s", code, body)
+	}
+	return *last.Report
+}
+
+type reportCounts struct {
+	Created, Updated, Unchanged int
+	Errors                      []struct{ Message string }
+}
+
+// askCycle asks the daemon for a cycle now.
+func askCycle(t *testing.T, addr string) {
+	t.Helper()
+	resp, err := http.Post("http://"+addr+"/api/v1/cycle", "", nil)
+	if err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /api/v1/cycle: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}
