@@ -66,6 +66,6 @@ func printVersion(w io.Writer) {
 	if v.Modified {
 		commit += " (modified)"
 	}
-	fmt.Fprintf(w, "engine %s\ncommit:      %s\ngo:          %s\nwazero:      %s\nplugin ABI:  v%d\n",
-		v.Version, commit, v.Go, v.Wazero, v.ABI)
+	fmt.Fprintf(w, "%s %s\ncommit:      %s\ngo:          %s\nwazero:      %s\nplugin ABI:  v%d\n",
+		prog, v.Version, commit, v.Go, v.Wazero, v.ABI)
 }
