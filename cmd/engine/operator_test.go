@@ -151,3 +151,17 @@ func TestOnceBesideTheDaemonPointsAtTheAPI(t *testing.T) {
 		t.Fatalf("no daemon API: %v, want the state file's own error", err)
 	}
 }
+
+// A build not made from a release tag says -dev: only release.sh, at a
+// commit tagged v<version>, links release=true.
+func TestVersionSaysDevUnlessReleased(t *testing.T) {
+	if got := versionString("0.2.0", false); got != "0.2.0-dev" {
+		t.Errorf("untagged: %q", got)
+	}
+	if got := versionString("0.2.0", true); got != "0.2.0" {
+		t.Errorf("tagged: %q", got)
+	}
+	if _, out, _ := invokedAs(t, "rpengine", "--version"); !strings.HasPrefix(out, "rpengine "+version+"-dev\n") {
+		t.Errorf("a test build's --version: %q", out)
+	}
+}
