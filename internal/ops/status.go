@@ -57,6 +57,9 @@ type page struct {
 	Facets   Facets
 	Listings []ListingHealth
 	Auth     AuthHealth
+	// Partial counts the cycles shown that were partial or failed: the
+	// header says so, not only the cycle table.
+	Partial int
 }
 
 // maxRows caps the node table: a search narrows it further.
@@ -85,6 +88,11 @@ func (o *Ops) ServeStatus(w http.ResponseWriter, r *http.Request) {
 	p.Rows, p.Matched, p.Facets = o.Nodes(p.Filter, maxRows)
 	if len(s.Cycles) > 0 {
 		p.Last = &s.Cycles[0]
+	}
+	for _, c := range s.Cycles {
+		if c.Outcome != OK {
+			p.Partial++
+		}
 	}
 	render(w, statusTmpl, p, http.StatusOK)
 }
