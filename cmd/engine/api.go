@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -201,5 +202,32 @@ func pageAllocations(current *atomic.Pointer[pageReader]) func(ctx context.Conte
 			out[i] = ops.Allocation{Consumer: a.Consumer, Type: a.Type, Project: a.Project, Resources: a.Resources, Hold: a.Hold}
 		}
 		return out, nil
+	}
+}
+
+// pageProvider reads a node's provider for the status page with the
+// setup in use: inventory, traits and aggregates, as a cycle reads them.
+func pageProvider(current *atomic.Pointer[pageReader]) func(ctx context.Context, uuid string) (engine.Observed, error) {
+	return func(ctx context.Context, uuid string) (engine.Observed, error) {
+		r := current.Load()
+		if r == nil {
+			return engine.Observed{}, ops.ErrNotReady
+		}
+		gen, inv, err := r.pc.Inventories(ctx, uuid)
+		if errors.Is(err, placement.ErrNotFound) {
+			return engine.Observed{}, nil
+		}
+		if err != nil {
+			return engine.Observed{}, err
+		}
+		_, traits, err := r.pc.Traits(ctx, uuid)
+		if err != nil {
+			return engine.Observed{}, err
+		}
+		_, aggs, err := r.pc.Aggregates(ctx, uuid)
+		if err != nil {
+			return engine.Observed{}, err
+		}
+		return engine.Observed{Exists: true, Generation: gen, Inventory: inv, Traits: traits, Aggregates: aggs}, nil
 	}
 }

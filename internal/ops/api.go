@@ -47,6 +47,11 @@ type API struct {
 	// Allocations reads a node's allocations with their consumers, for
 	// the node page (nil: the page says they were not read).
 	Allocations func(ctx context.Context, uuid string) ([]Allocation, error)
+	// Provider reads a node's provider as Placement holds it, for the
+	// node page of a node the cycle did not read (quarantined: fully
+	// reserved without a read; failed), so the page tells what explain
+	// tells. Nil: the page says it was not read.
+	Provider func(ctx context.Context, uuid string) (engine.Observed, error)
 }
 
 // EngineIDHeader names the engine (engine.id) on every API answer, so a

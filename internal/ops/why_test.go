@@ -1,13 +1,16 @@
 package ops_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
 )
@@ -103,5 +106,40 @@ func TestNodeTableKeepsTheLastKnownRowsStale(t *testing.T) {
 	cycle(nil, 3)
 	if n := stale(); n != 0 {
 		t.Fatalf("after a full cycle again: %d stale", n)
+	}
+}
+
+// The page of a quarantined node, which the cycle reserves without
+// reading, shows the provider as Placement holds it (read for the page,
+// and said so) — fully reserved, as explain says — not "no provider
+// read".
+func TestQuarantinedNodePageShowsItsProvider(t *testing.T) {
+	r := nodesRun(t)
+	h := r.ops.Handler()
+	q := nodeUUID(2)
+	if row, _ := r.ops.Node(q); row.State != "quarantined" || row.Placement.Exists {
+		t.Fatalf("the rig's node 2: %+v", row)
+	}
+	r.ops.SetAPI(&ops.API{Provider: func(_ context.Context, uuid string) (engine.Observed, error) {
+		p, ok := r.fake.Provider(uuid)
+		if !ok {
+			return engine.Observed{}, nil
+		}
+		inv := map[string]placement.Inventory{}
+		for rc, i := range p.Inventories {
+			inv[rc] = placement.Inventory{Total: i.Total, Reserved: i.Reserved}
+		}
+		return engine.Observed{Exists: true, Generation: placement.Generation(fmt.Sprint(p.Generation)), Inventory: inv, Traits: p.Traits}, nil
+	}})
+	_, html := get(t, h, "/node/"+q)
+	p, _ := r.fake.Provider(q)
+	for rc, i := range p.Inventories {
+		want := fmt.Sprintf(`<tr data-class="%s" data-reserved="%d">`, rc, i.Total)
+		if i.Reserved != i.Total || !strings.Contains(html, want) {
+			t.Errorf("the page does not show %s fully reserved (%d of %d): want %q", rc, i.Reserved, i.Total, want)
+		}
+	}
+	if !strings.Contains(html, `id="read-for-page"`) || strings.Contains(html, "no provider read") {
+		t.Errorf("the page does not say the provider was read for it")
 	}
 }
