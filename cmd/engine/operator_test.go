@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +165,41 @@ func TestVersionSaysDevUnlessReleased(t *testing.T) {
 	}
 	if _, out, _ := invokedAs(t, "rpengine", "--version"); !strings.HasPrefix(out, "rpengine "+version+"-dev\n") {
 		t.Errorf("a test build's --version: %q", out)
+	}
+}
+
+// A plan answered by the daemon says which config file the daemon loaded,
+// and warns when the file on disk no longer holds it (an edited file the
+// daemon has not reloaded: its plan is not the file's).
+func TestPlanThroughTheDaemonNamesItsConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rpengine.toml")
+	os.WriteFile(path, []byte("[engine]\nid = \"solo\"\n"), 0o644)
+	o := ops.New(nil)
+	o.Configure(ops.Info{EngineID: "solo", ConfigPath: path, ConfigSHA256: fileSHA256(path)})
+	o.SetAPI(&ops.API{Plan: func(context.Context) (ops.Plan, error) { return onePlan{}, nil }})
+	addrs, stop, err := o.ServeWith(ops.ServeConfig{Listen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	cfg := &config.Config{}
+	cfg.Engine.ID, cfg.Server.Listen = "solo", addrs[0]
+	plan := func() string {
+		var logs bytes.Buffer
+		var r engine.Report
+		a := daemonAnswer{v: &r}
+		asked, addr, err := fromDaemon(context.Background(), cfg, "plan", &a)
+		if !asked || err != nil || r.Nodes != 7 {
+			t.Fatalf("plan through the daemon: %v %v %+v", asked, err, r)
+		}
+		configNote(slog.New(slog.NewTextHandler(&logs, nil)), a, path, addr)
+		return logs.String()
+	}
+	if logs := plan(); !strings.Contains(logs, "config="+path) || strings.Contains(logs, "differs") {
+		t.Errorf("the file unchanged:\n%s", logs)
+	}
+	os.WriteFile(path, []byte("[engine]\nid = \"solo\"\ninterval = \"10s\"\n"), 0o644)
+	if logs := plan(); !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "differs from the one the running engine loaded") {
+		t.Errorf("the file edited since the daemon loaded it:\n%s", logs)
 	}
 }
