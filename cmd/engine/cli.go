@@ -143,11 +143,11 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdAudit(ctx, a, a.printer(out), log)
 		}},
-	{name: "validate", synopsis: "--config FILE", summary: "list every problem found offline (the config's keys, the plugin and its grants, the state file's path), then check the identity, Placement, nova's writers and the plugin's services; exit 2 if the config is wrong, 1 if anything else is",
+	{name: "validate", synopsis: "--config FILE [-o json|table]", summary: "list every problem found offline (the config's keys, the plugin and its grants, the state file's path), then check the identity, Placement, nova's writers and the plugin's services; exit 2 if the config is wrong, 1 if anything else is",
 		example: "engine validate --config /etc/rpengine/rpengine.toml",
-		flags:   []string{"config", "log-format"},
+		flags:   []string{"config", "json", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-			return cmdValidate(ctx, a.config, out, log)
+			return cmdValidate(ctx, a.config, a.json, out, log)
 		}},
 	{name: "show", synopsis: "--config FILE [-o json|table] [--node UUID|NAME]", summary: "list this engine's providers as Placement holds them: name, inventory with reserved, min, max, step and allocation ratio, traits and aggregates, sorted by name",
 		example: "engine show --config /etc/rpengine/rpengine.toml --node rack1-n07 -o json",

@@ -271,7 +271,7 @@ func checkOwnerNova(ctx context.Context, pc *placement.Client, cfg *config.Confi
 }
 
 func (v validation) warn(format string, args ...any) {
-	fmt.Fprintf(v.out, "warn  "+format+"\n", args...)
+	v.line(v.out, "warn", "warn  ", fmt.Sprintf(format, args...))
 }
 
 func intersect(a, b []string) []string {

@@ -203,3 +203,25 @@ func TestPlanThroughTheDaemonNamesItsConfig(t *testing.T) {
 		t.Errorf("the file edited since the daemon loaded it:\n%s", logs)
 	}
 }
+
+// validate -o json: every check as {level, message}, the problems
+// counted; the exit status as without it.
+func TestValidateJSON(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[engine]\ninterval = \"5 seconds\"\nconcurency = 3\n"), 0o644)
+	code, out, errb := invokedAs(t, "rpengine", "validate", "--config", bad, "-o", "json")
+	var r validateReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitUsage {
+		t.Fatalf("exit %d, %v:\n%s\n%s", code, err, out, errb)
+	}
+	var msgs []string
+	for _, c := range r.Checks {
+		if c.Level == "error" {
+			msgs = append(msgs, c.Message)
+		}
+	}
+	all := strings.Join(msgs, "\n")
+	if r.Problems != len(msgs) || r.ConfigProblems != 4 || !strings.Contains(all, "engine.interval") || !strings.Contains(all, `engine.concurency (did you mean engine.concurrency?)`) {
+		t.Errorf("validate -o json: %+v", r)
+	}
+}
