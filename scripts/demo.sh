@@ -73,15 +73,28 @@ if [ "${RPENGINE_DEMO_KEEP:-1}" = 0 ]; then
 	exit 0 # the EXIT trap stops the Placement this run started
 fi
 echo
-echo "== engine run: the daemon, every 60 s, with its status page and metrics on $listen"
-setsid "$engine" run --config "$demo/config.toml" > "$demo/run.log" 2>&1 < /dev/null &
-echo $! > "$demo/engine.pid"
-for _ in $(seq 1 100); do
-	curl -sf -o /dev/null "http://$listen/readyz" && break
-	kill -0 "$(cat "$demo/engine.pid")" 2>/dev/null || { echo "engine run exited:"; tail -n 20 "$demo/run.log"; exit 1; }
-	sleep 0.2
+# The status page's port, free when asked, can be taken before the
+# daemon binds it (another demo starting at the same moment): then the
+# daemon exits and another port is tried.
+start_daemon() {
+	listen=127.0.0.1:$(free_port)
+	sed -i "s#^listen = .*#listen = \"$listen\"#" "$demo/config.toml"
+	setsid "$engine" run --config "$demo/config.toml" > "$demo/run.log" 2>&1 < /dev/null &
+	echo $! > "$demo/engine.pid"
+	for _ in $(seq 1 100); do
+		curl -sf -o /dev/null "http://$listen/readyz" && return 0
+		kill -0 "$(cat "$demo/engine.pid")" 2>/dev/null || return 1
+		sleep 0.2
+	done
+	echo "engine run is not ready after 20 s:"; tail -n 20 "$demo/run.log"; exit 1
+}
+for try in 1 2 3; do
+	start_daemon && break
+	echo "engine run exited (try $try of 3):"; tail -n 5 "$demo/run.log"
+	[ "$try" = 3 ] && exit 1
 done
-curl -sf -o /dev/null "http://$listen/readyz" || { echo "engine run is not ready after 20 s:"; tail -n 20 "$demo/run.log"; exit 1; }
+echo
+echo "== engine run: the daemon, every 60 s, with its status page and metrics on $listen"
 trap - EXIT # from here on the demo stays up
 echo "$listen" > "$demo/listen"
 cfg=$demo/config.toml

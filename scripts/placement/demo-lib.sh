@@ -28,8 +28,17 @@ demo_placement() {
 	fi
 	echo "== starting the demo's own Placement 8.0 (Debian's; installed if needed) on a free port"
 	scripts/placement/install.sh
-	placement=$(scripts/placement/start.sh "$dir" 0 | tail -n 1)
-	started_p=yes
+	# A free port can be taken between the asking and serve.py's bind
+	# (another demo starting at the same moment): then try another.
+	local try
+	for try in 1 2 3; do
+		if placement=$(scripts/placement/start.sh "$dir" 0 | tail -n 1); then
+			started_p=yes
+			return 0
+		fi
+		echo "== Placement did not start (try $try of 3)" >&2
+	done
+	return 1
 }
 
 # free_port prints a loopback TCP port free at the time of asking.
