@@ -85,6 +85,9 @@ screenshots: deps chromium build plugins
 unit: plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) $(GO) test -short ./... $(SDK)
 
+# demo starts its own Placement (or uses RPENGINE_PLACEMENT_URL's) and its
+# status page on free ports; RPENGINE_DEMO_DIR (default .demo) runs a
+# second one beside it.
 demo: build plugins
 	scripts/demo.sh
 

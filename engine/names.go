@@ -24,9 +24,10 @@ var ErrNameBudget = errors.New("budget of new traits and resource classes for th
 const DefaultNewNames = 100
 
 // nameBook is what this process learnt of Placement's names: custom
-// traits and resource classes that exist (created or found), standard
-// traits it knows, and standard traits it lacks (until restart: Placement
-// learns standard traits only on upgrade). A plan works on a copy.
+// traits and resource classes that exist (created or found; forgotten
+// when Placement says one is missing: forgetMissing), standard traits it
+// knows, and standard traits it lacks (until restart: Placement learns
+// standard traits only on upgrade). A plan works on a copy.
 type nameBook struct {
 	mu      sync.Mutex
 	exist   map[string]bool // "trait:X", "rc:X"
@@ -134,7 +135,8 @@ func (b *budget) summary() string {
 }
 
 // ensure creates a custom trait or resource class (key "trait:X" or
-// "rc:X") once per process, within the cycle's budget.
+// "rc:X") once per process, and again after Placement said it lacks it,
+// within the cycle's budget.
 func (c *cycle) ensure(ctx context.Context, key string) error {
 	if c.names.has(key) {
 		return nil
@@ -199,4 +201,56 @@ func (c *cycle) ensureClasses(ctx context.Context, inv map[string]placement.Inve
 		}
 	}
 	return nil
+}
+
+// write is writeOnce, sent again once when Placement answered that a
+// custom class or trait the name book holds as existing is missing (a
+// Placement restored empty, or from a backup older than the name): the
+// book forgets it, and the second try creates it again. Once per write
+// bounds it; a refusal that names nothing the book holds is returned as
+// it came.
+func (c *cycle) write(ctx context.Context, w Write, o Observed) (Observed, error) {
+	next, err := c.writeOnce(ctx, w, o)
+	if err != nil && c.names.forgetMissing(err) {
+		c.e.log.Warn("Placement lacks names this engine created: creating them again", "provider", w.UUID, "error", err)
+		next, err = c.writeOnce(ctx, w, o)
+	}
+	return next, err
+}
+
+// forgetMissing reads a refusal that says resource classes or traits are
+// missing — Placement's 400 "No such resource class X." (inside the
+// inventory's "Unknown resource class in inventory ..."), "No such trait
+// X, Y", "No such trait(s): X, Y." and their 404 forms — and forgets
+// those of its names the book holds as existing. It reports whether a
+// second try may pass: it forgot one, or a custom name it names is
+// already forgotten (another provider's write met the same refusal first
+// and its ensure may not have created it again yet; this one's will).
+func (b *nameBook) forgetMissing(err error) bool {
+	var api *placement.APIError
+	if !errors.As(err, &api) || api.Status != 400 && api.Status != 404 {
+		return false
+	}
+	kind := ""
+	switch {
+	case strings.Contains(api.Detail, "No such resource class"):
+		kind = "rc:"
+	case strings.Contains(api.Detail, "No such trait"):
+		kind = "trait:"
+	default:
+		return false
+	}
+	isName := func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' }
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	retry := false
+	for _, name := range strings.FieldsFunc(api.Detail, func(r rune) bool { return !isName(r) }) {
+		if b.exist[kind+name] {
+			delete(b.exist, kind+name)
+			retry = true
+		} else if strings.HasPrefix(name, "CUSTOM_") {
+			retry = true
+		}
+	}
+	return retry
 }

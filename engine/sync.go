@@ -334,9 +334,9 @@ func (c *cycle) apply(ctx context.Context, o Observed, ws []Write, name string) 
 	return o, refused
 }
 
-// write sends one write and returns the provider's state after it; on
-// error the state passed in still stands.
-func (c *cycle) write(ctx context.Context, w Write, o Observed) (Observed, error) {
+// writeOnce sends one write and returns the provider's state after it; on
+// error the state passed in still stands. write (names.go) calls it.
+func (c *cycle) writeOnce(ctx context.Context, w Write, o Observed) (Observed, error) {
 	var err error
 	switch w.Op {
 	case OpCreate:

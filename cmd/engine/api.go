@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -143,6 +148,10 @@ func fromDaemon(ctx context.Context, cfg *config.Config, path string, v any) (as
 	if resp.Header.Get(ops.EngineIDHeader) != cfg.Engine.ID {
 		return false, "", nil // not this engine's API
 	}
+	if a, ok := v.(*daemonAnswer); ok {
+		a.config, a.sha256 = resp.Header.Get(ops.ConfigHeader), resp.Header.Get(ops.ConfigSHA256Header)
+		v = a.v
+	}
 	body := io.LimitReader(resp.Body, maxAPIAnswer)
 	switch resp.StatusCode {
 	case http.StatusOK:
@@ -202,4 +211,71 @@ func pageAllocations(current *atomic.Pointer[pageReader]) func(ctx context.Conte
 		}
 		return out, nil
 	}
+}
+
+// pageProvider reads a node's provider for the status page with the
+// setup in use: inventory, traits and aggregates, as a cycle reads them.
+func pageProvider(current *atomic.Pointer[pageReader]) func(ctx context.Context, uuid string) (engine.Observed, error) {
+	return func(ctx context.Context, uuid string) (engine.Observed, error) {
+		r := current.Load()
+		if r == nil {
+			return engine.Observed{}, ops.ErrNotReady
+		}
+		gen, inv, err := r.pc.Inventories(ctx, uuid)
+		if errors.Is(err, placement.ErrNotFound) {
+			return engine.Observed{}, nil
+		}
+		if err != nil {
+			return engine.Observed{}, err
+		}
+		_, traits, err := r.pc.Traits(ctx, uuid)
+		if err != nil {
+			return engine.Observed{}, err
+		}
+		_, aggs, err := r.pc.Aggregates(ctx, uuid)
+		if err != nil {
+			return engine.Observed{}, err
+		}
+		return engine.Observed{Exists: true, Generation: gen, Inventory: inv, Traits: traits, Aggregates: aggs}, nil
+	}
+}
+
+// daemonAnswer wraps the value fromDaemon decodes into, to keep also
+// which config file the daemon's setup was loaded from and its hash then.
+type daemonAnswer struct {
+	v              any
+	config, sha256 string
+}
+
+// configNote says which config the daemon answered with and, when the
+// file at path no longer holds what the daemon loaded, warns that the
+// answer is not the file's (log records: stdout keeps the answer alone).
+func configNote(log *slog.Logger, a daemonAnswer, path, addr string) {
+	if a.config == "" {
+		return // an older daemon: it does not say
+	}
+	log.Info("answered by the engine running at server.listen, with its loaded config", "addr", addr, "config", a.config)
+	if now := fileSHA256(path); now != a.sha256 || absPath(path) != a.config {
+		log.Warn("the config file differs from the one the running engine loaded: this answer is the running engine's; "+
+			"send it SIGHUP (systemctl reload rpengine) to load the file, or stop it to plan with the file",
+			"file", absPath(path), "loaded", a.config)
+	}
+}
+
+// fileSHA256 is the hex SHA-256 of the file's content, "" if unreadable.
+func fileSHA256(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// absPath is path made absolute (as given when that fails).
+func absPath(path string) string {
+	if p, err := filepath.Abs(path); err == nil {
+		return p
+	}
+	return path
 }

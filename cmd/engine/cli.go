@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -63,6 +64,28 @@ func (p printer) print(v any, text func()) error {
 	return nil
 }
 
+// prog is the name the binary was invoked by (main sets it from
+// os.Args[0]): "rpengine" as the package installs it, "engine" from a
+// build. Help, errors, --version and completion say it.
+var prog = "engine"
+
+// progName is the base name of argv0, or "engine" when it has none.
+func progName(argv0 string) string {
+	if b := filepath.Base(argv0); b != "" && b != "." && b != "/" {
+		return b
+	}
+	return "engine"
+}
+
+// asInvoked rewrites a text's leading "engine " (an example, a usage
+// line) to the name the binary was invoked by.
+func asInvoked(s string) string {
+	if rest, ok := strings.CutPrefix(s, "engine "); ok {
+		return prog + " " + rest
+	}
+	return s
+}
+
 // defaultConfig is where the config is when --config is not given.
 const defaultConfig = "/etc/rpengine/rpengine.toml"
 
@@ -91,19 +114,19 @@ type verb struct {
 
 var verbs = []verb{
 	{name: "once", synopsis: "--config FILE [--json] [--node UUID|NAME ...]", summary: "run one cycle (with --node, writing only those nodes' providers); exit 0 when Placement matches",
-		example: "engine once --config /etc/rpengine/config.toml --node rack1-n07,rack1-n08",
+		example: "engine once --config /etc/rpengine/rpengine.toml --node rack1-n07,rack1-n08",
 		flags:   []string{"config", "json", "nodes", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdOnce(ctx, a.config, a.json, a.nodes, out, log)
 		}},
 	{name: "run", synopsis: "--config FILE", summary: "run a cycle every [engine] interval until SIGTERM (the daemon)",
-		example: "engine run --config /etc/rpengine/config.toml --log-format json",
+		example: "engine run --config /etc/rpengine/rpengine.toml --log-format json",
 		flags:   []string{"config", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdRun(ctx, a.config, log)
 		}},
 	{name: "plan", synopsis: "--config FILE [--json] [--node UUID|NAME]", summary: "print what a cycle would change, node by node; write nothing",
-		example: "engine plan --config /etc/rpengine/config.toml --node rack1-n07",
+		example: "engine plan --config /etc/rpengine/rpengine.toml --node rack1-n07",
 		flags:   []string{"config", "json", "node", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdPlan(ctx, a.config, a.json, a.node, out, log)
@@ -120,32 +143,32 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdAudit(ctx, a, a.printer(out), log)
 		}},
-	{name: "validate", synopsis: "--config FILE", summary: "list every problem found offline (the config's keys, the plugin and its grants, the state file's path), then check the identity, Placement, nova's writers and the plugin's services; exit 2 if the config is wrong, 1 if anything else is",
-		example: "engine validate --config /etc/rpengine/config.toml",
-		flags:   []string{"config", "log-format"},
+	{name: "validate", synopsis: "--config FILE [-o json|table]", summary: "list every problem found offline (the config's keys, the plugin and its grants, the state file's path), then check the identity, Placement, nova's writers and the plugin's services; exit 2 if the config is wrong, 1 if anything else is",
+		example: "engine validate --config /etc/rpengine/rpengine.toml",
+		flags:   []string{"config", "json", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-			return cmdValidate(ctx, a.config, out, log)
+			return cmdValidate(ctx, a.config, a.json, out, log)
 		}},
 	{name: "show", synopsis: "--config FILE [-o json|table] [--node UUID|NAME]", summary: "list this engine's providers as Placement holds them: name, inventory with reserved, min, max, step and allocation ratio, traits and aggregates, sorted by name",
-		example: "engine show --config /etc/rpengine/config.toml --node rack1-n07 -o json",
+		example: "engine show --config /etc/rpengine/rpengine.toml --node rack1-n07 -o json",
 		flags:   []string{"config", "json", "node"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdShow(ctx, a.config, a.printer(out), a.node, log)
 		}},
-	{name: "status", synopsis: "--config FILE [--json]", summary: "show the engines sharing the fleet through etcd ([coord])",
-		example: "engine status --config /etc/rpengine/config.toml",
+	{name: "status", synopsis: "--config FILE [-o json|table]", summary: "show the engines sharing the fleet through etcd ([coord]); without etcd, this engine's daemon and its last cycle",
+		example: "engine status --config /etc/rpengine/rpengine.toml",
 		flags:   []string{"config", "json"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdStatus(ctx, a.config, a.json, out)
 		}},
 	{name: "reown", synopsis: reownUsage, summary: "after a lost ownership record: list the traits and aggregates on this engine's providers that nothing explains; remove those named (--yes: all)",
-		example: "engine reown --config /etc/rpengine/config.toml CUSTOM_GPU",
+		example: "engine reown --config /etc/rpengine/rpengine.toml CUSTOM_GPU",
 		raw:     true,
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdReown(ctx, a.rest, out, log)
 		}},
-	{name: "plugin", synopsis: "inspect [--json] [--timeout D] FILE.wasm | test [--json] [--config FILE] FILE.wasm | new NAME [DIR] | compile [--config FILE] [--cache-dir DIR] [FILE.wasm ...]", summary: "print a plugin's ABI version, name, version and capabilities, run the conformance suite against it (exit 1 on a FAIL), write a new plugin with the SDK beside it (docs/PLUGIN-SDK.md), or compile plugins ahead into the cache the engine starts from",
-		example: "engine plugin inspect --json /usr/lib/rpengine/ironic.wasm",
+	{name: "plugin", synopsis: "inspect [-o json|table] [--timeout D] FILE.wasm | test [-o json|table] [--config FILE] FILE.wasm | new NAME [DIR] | compile [--config FILE] [--cache-dir DIR] [FILE.wasm ...]", summary: "print a plugin's ABI version, name, version and capabilities, run the conformance suite against it (exit 1 on a FAIL), write a new plugin with the SDK beside it (docs/PLUGIN-SDK.md), or compile plugins ahead into the cache the engine starts from",
+		example: "engine plugin inspect -o json /usr/lib/rpengine/ironic.wasm",
 		raw:     true,
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdPlugin(ctx, a.rest, false, out, log)
@@ -166,7 +189,7 @@ func findVerb(name string) (verb, bool) {
 
 // flagSet registers v's flags only.
 func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("engine "+v.name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog+" "+v.name, flag.ContinueOnError)
 	fs.SetOutput(w)
 	for _, f := range v.flags {
 		switch f {
@@ -196,19 +219,19 @@ func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
 
 // help prints a verb's usage, its flags and an example.
 func (v verb) help(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: engine %s %s\n\n%s.\n", v.name, v.synopsis, capitalise(v.summary))
+	fmt.Fprintf(w, "usage: %s %s %s\n\n%s.\n", prog, v.name, v.synopsis, capitalise(v.summary))
 	if fs != nil && len(v.flags) > 0 {
 		fmt.Fprintln(w, "\nflags:")
 		fs.PrintDefaults()
 	}
-	fmt.Fprintf(w, "\nexample:\n  %s\n", v.example)
+	fmt.Fprintf(w, "\nexample:\n  %s\n", asInvoked(v.example))
 }
 
 func capitalise(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // usage is the overview `engine help` prints.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: engine VERB [flags]\n\nKeeps OpenStack Placement's resource providers matching what an inventory plugin reports.\n\nverbs:")
+	fmt.Fprintln(w, "usage: "+prog+" VERB [flags]\n\nKeeps OpenStack Placement's resource providers matching what an inventory plugin reports.\n\nverbs:")
 	width := 0
 	for _, v := range verbs {
 		width = max(width, len(v.name))
@@ -217,7 +240,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, v.name, v.summary)
 	}
 	fmt.Fprintln(w, `
-"engine help VERB" or "engine VERB --help" shows a verb's flags and an example.
+"`+prog+` help VERB" or "`+prog+` VERB --help" shows a verb's flags and an example.
 
 exit status: 0 done (once: Placement matches); 1 the cycle reported errors, or a
 service or the plugin failed; 2 the command line or the config file is wrong;
@@ -240,7 +263,7 @@ func run(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
 	}
 	v, ok := findVerb(name)
 	if !ok {
-		fmt.Fprintf(stderr, "engine: unknown verb %q\n\n", name)
+		fmt.Fprintf(stderr, "%s: unknown verb %q%s\n\n", prog, name, didYouMean(name, verbNames()))
 		usage(stderr)
 		return exitUsage
 	}
@@ -298,19 +321,23 @@ func (v verb) parse(a *args, argv []string, stderr io.Writer) (int, bool) {
 	fs := v.flagSet(a, stderr)
 	for {
 		if err := fs.Parse(argv); err != nil {
-			return exitUsage, false // the flag package said why, and printed the verb's help
+			// The flag package said why, and printed the verb's help.
+			if hint := flagSuggestion(err, fs); hint != "" {
+				fmt.Fprintf(stderr, "%s %s: %s\n", prog, v.name, hint)
+			}
+			return exitUsage, false
 		}
 		if fs.NArg() == 0 {
 			break
 		}
 		if len(a.rest) == v.operands {
-			fmt.Fprintf(stderr, "engine %s: unexpected argument %q\n", v.name, fs.Arg(0))
+			fmt.Fprintf(stderr, "%s %s: unexpected argument %q\n", prog, v.name, fs.Arg(0))
 			return exitUsage, false
 		}
 		a.rest, argv = append(a.rest, fs.Arg(0)), fs.Args()[1:]
 	}
 	if a.output != "json" && a.output != "table" && a.output != "" {
-		fmt.Fprintf(stderr, "engine %s: -o %q: want json or table\n", v.name, a.output)
+		fmt.Fprintf(stderr, "%s %s: -o %q: want json or table\n", prog, v.name, a.output)
 		return exitUsage, false
 	}
 	a.json = a.json || a.output == "json"
@@ -341,7 +368,7 @@ func help(rest []string, stdout, stderr io.Writer) int {
 	}
 	v, ok := findVerb(rest[0])
 	if !ok {
-		fmt.Fprintf(stderr, "engine help: unknown verb %q\n", rest[0])
+		fmt.Fprintf(stderr, "%s help: unknown verb %q%s\n", prog, rest[0], didYouMean(rest[0], verbNames()))
 		return exitUsage
 	}
 	if v.raw {
@@ -362,9 +389,9 @@ func exitStatus(verb string, err error, stderr io.Writer) int {
 	case errors.Is(err, errDrift):
 		return exitDrift // the audit listed it
 	case errors.Is(err, errUsage), errors.Is(err, errConfig):
-		fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
+		fmt.Fprintf(stderr, "%s %s: %v\n", prog, verb, err)
 		return exitUsage
 	}
-	fmt.Fprintf(stderr, "engine %s: %v\n", verb, err)
+	fmt.Fprintf(stderr, "%s %s: %v\n", prog, verb, err)
 	return exitFailed
 }

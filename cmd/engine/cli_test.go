@@ -59,7 +59,7 @@ func TestCLIGolden(t *testing.T) {
 		{"no-verb.txt", nil, 2, false},
 		{"unknown-verb.txt", []string{"frobnicate"}, 2, false},
 		{"run-json.txt", []string{"run", "--json"}, 2, false},
-		{"validate-json.txt", []string{"validate", "--json", "--config", "x.toml"}, 2, false},
+		{"validate-json.txt", []string{"validate", "--jsno", "--config", "x.toml"}, 2, false}, // a mistyped flag: the nearest named
 		{"once-no-config.txt", []string{"once"}, 2, false},
 		{"once-extra-arg.txt", []string{"once", "--config", "x.toml", "extra"}, 2, false},
 	}

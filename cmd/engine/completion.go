@@ -133,26 +133,26 @@ func bashCompletion(cs []verbCompletion) string {
 	}, func(f string) string {
 		return fmt.Sprintf("\t%s) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", both(f))
 	})
-	return fmt.Sprintf(`# bash completion for engine (rpengine), from "engine completion bash"
+	return fmt.Sprintf(`# bash completion for %[4]s, from "%[4]s completion bash"
 _engine() {
 	local cur prev opts
 	cur="${COMP_WORDS[COMP_CWORD]}"
 	prev="${COMP_WORDS[COMP_CWORD-1]}"
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W %q -- "$cur"))
+		COMPREPLY=($(compgen -W %[1]q -- "$cur"))
 		return
 	fi
 	case "$prev" in
-%s	esac
+%[2]s	esac
 	case "${COMP_WORDS[1]}" in
-%s	*) opts="" ;;
+%[3]s	*) opts="" ;;
 	esac
 	COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	[ ${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- "$cur"))
 	return 0
 }
-complete -F _engine engine
-`, strings.Join(names, " "), values, arms.String())
+complete -F _engine %[4]s
+`, strings.Join(names, " "), values, arms.String(), prog)
 }
 
 func zshCompletion(cs []verbCompletion) string {
@@ -167,18 +167,18 @@ func zshCompletion(cs []verbCompletion) string {
 	}, func(f string) string {
 		return fmt.Sprintf("\t%s) _files; return ;;\n", both(f))
 	})
-	return fmt.Sprintf(`#compdef engine
-# zsh completion for engine (rpengine), from "engine completion zsh"
+	return fmt.Sprintf(`#compdef %[4]s
+# zsh completion for %[4]s, from "%[4]s completion zsh"
 _engine() {
 	local -a opts # words and CURRENT are zsh's: the command line
 	if (( CURRENT == 2 )); then
-		compadd -- %s
+		compadd -- %[1]s
 		return
 	fi
 	case "${words[CURRENT-1]}" in
-%s	esac
+%[2]s	esac
 	case "${words[2]}" in
-%s	*) opts=() ;;
+%[3]s	*) opts=() ;;
 	esac
 	compadd -a opts
 	_files
@@ -186,7 +186,7 @@ _engine() {
 if [ "$funcstack[1]" = "_engine" ]; then
 	_engine "$@"
 else
-	compdef _engine engine
+	compdef _engine %[4]s
 fi
-`, strings.Join(names, " "), values, arms.String())
+`, strings.Join(names, " "), values, arms.String(), prog)
 }

@@ -61,7 +61,8 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"engine", "plugin", "in"}, "inspect"},
 		{[]string{"engine", "completion", ""}, "bash zsh"},
 		{[]string{"engine", "help", "expl"}, "explain"},
-		{[]string{"engine", "validate", "--j"}, ""}, // validate has no --json
+		{[]string{"engine", "validate", "--j"}, "--json"}, // validate -o json too
+		{[]string{"engine", "run", "--j"}, ""},            // run prints no answer
 	} {
 		if got := complete(c.words...); got != c.want {
 			t.Errorf("%v: bash offers %q, want %q", c.words, got, c.want)

@@ -26,6 +26,7 @@ var (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	prog = progName(os.Args[0])
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	os.Exit(code)
 }

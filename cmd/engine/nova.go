@@ -20,14 +20,14 @@ func init() {
 	verbs = slices.Insert(verbs, i,
 		verb{name: "nova-config", synopsis: "--config FILE",
 			summary: "print the nova.conf lines and provider-config YAML to run beside nova-compute",
-			example: "engine nova-config --config /etc/rpengine/config.toml",
+			example: "engine nova-config --config /etc/rpengine/rpengine.toml",
 			flags:   []string{"config", "log-format"},
 			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 				return cmdNovaConfig(ctx, a.config, out, log)
 			}},
 		verb{name: "nova-standdown", synopsis: "--config FILE",
 			summary: "release this engine's holds, handing the providers back to nova-compute alone",
-			example: "engine nova-standdown --config /etc/rpengine/config.toml",
+			example: "engine nova-standdown --config /etc/rpengine/rpengine.toml",
 			flags:   []string{"config"},
 			run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 				return cmdNovaStandDown(ctx, a.config, out, log)
@@ -271,7 +271,7 @@ func checkOwnerNova(ctx context.Context, pc *placement.Client, cfg *config.Confi
 }
 
 func (v validation) warn(format string, args ...any) {
-	fmt.Fprintf(v.out, "warn  "+format+"\n", args...)
+	v.line(v.out, "warn", "warn  ", fmt.Sprintf(format, args...))
 }
 
 func intersect(a, b []string) []string {

@@ -27,11 +27,13 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 	if node != "" {
 		q += "?node=" + url.QueryEscape(node)
 	}
-	if asked, addr, err := fromDaemon(ctx, cfg, q, &r); asked || err != nil {
+	answer := daemonAnswer{v: &r}
+	if asked, addr, err := fromDaemon(ctx, cfg, q, &answer); asked || err != nil {
 		if err != nil {
 			return err
 		}
 		log.Info("plan made by the engine running at server.listen", "addr", addr)
+		configNote(log, answer, path, addr)
 		return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 	}
 	// The state file is read, never locked nor written: a plan runs

@@ -26,17 +26,18 @@ func cmdPlugin(ctx context.Context, args []string, asJSON bool, out io.Writer, l
 		return cmdPluginCompile(ctx, args[1:], out, log)
 	}
 	if len(args) == 0 || args[0] != "inspect" {
-		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
+		return fmt.Errorf("%w: engine plugin inspect [-o json|table] FILE.wasm", errUsage)
 	}
 	fs := flag.NewFlagSet("plugin inspect", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&asJSON, "json", asJSON, "print JSON")
+	outputFlag(fs, &asJSON)
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit of each call into the plugin")
 	if err := fs.Parse(args[1:]); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: engine plugin inspect [--json] FILE.wasm", errUsage)
+		return fmt.Errorf("%w: engine plugin inspect [-o json|table] FILE.wasm", errUsage)
 	}
 	info, err := wasmhost.Inspect(ctx, fs.Arg(0), wasmhost.Options{
 		CallTimeout: *timeout,

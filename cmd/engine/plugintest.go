@@ -15,7 +15,7 @@ import (
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
-const pluginTestUsage = "engine plugin test [--json] [--config FILE] FILE.wasm"
+const pluginTestUsage = "engine plugin test [-o json|table] [--config FILE] FILE.wasm"
 
 // errChecksFailed: the conformance suite ran and printed its failures.
 var errChecksFailed = errors.New("conformance checks failed")
@@ -51,6 +51,7 @@ func cmdPluginTest(ctx context.Context, args []string, asJSON bool, out io.Write
 	fs := flag.NewFlagSet("plugin test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&asJSON, "json", asJSON, "print one JSON object per check")
+	outputFlag(fs, &asJSON)
 	cfgPath := fs.String("config", "", "engine config whose [plugin] table applies")
 	// Flags may come before or after the file, as in the usage line of
 	// the README (engine plugin test FILE.wasm --config FILE).

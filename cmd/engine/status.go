@@ -9,7 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/coord"
+	"github.com/rpengine/rpengine/internal/ops"
 )
 
 // recentMoves is how many moves `engine status` shows.
@@ -17,14 +19,15 @@ const recentMoves = 20
 
 // cmdStatus shows, from etcd, the engines sharing this engine's fleet:
 // members, what each holds and is assigned, moves under way and the
-// recent ones. It registers nothing and writes nothing.
+// recent ones; without [coord] etcd, the one engine's daemon as its API
+// tells (singleStatus). It registers nothing and writes nothing.
 func cmdStatus(ctx context.Context, path string, asJSON bool, out io.Writer) error {
 	cfg, err := loadConfig(path)
 	if err != nil {
 		return err
 	}
 	if !cfg.Coord.Enabled() {
-		return fmt.Errorf("%w: status needs [coord] (etcd, or backend = \"kubernetes\") in the config", errUsage)
+		return singleStatus(ctx, cfg, asJSON, out)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -107,4 +110,44 @@ func compact(units []string) string {
 		b.WriteString(strings.Join(rest, " "))
 	}
 	return b.String()
+}
+
+// engineStatus is `status` for an engine without [coord] etcd: whether
+// its daemon answers on server.listen, and its last cycle.
+type engineStatus struct {
+	Engine    string          `json:"engine"`
+	Daemon    string          `json:"daemon"` // the API's address, "" when none answers
+	StateFile string          `json:"state_file"`
+	Last      *ops.LastReport `json:"last,omitempty"`
+}
+
+// singleStatus asks this engine's daemon for its last report; no etcd.
+func singleStatus(ctx context.Context, cfg *config.Config, asJSON bool, out io.Writer) error {
+	st := engineStatus{Engine: cfg.Engine.ID, StateFile: statePath(cfg.Engine.StateFile, cfg.Engine.ID, cfg.Placement.Endpoint)}
+	var last ops.LastReport
+	asked, addr, err := fromDaemon(ctx, cfg, "report", &last)
+	if err != nil {
+		return err
+	}
+	if asked {
+		st.Daemon, st.Last = addr, &last
+	}
+	if asJSON {
+		return printJSON(out, st)
+	}
+	fmt.Fprintf(out, "engine %s, state file %s\n", st.Engine, orDash(st.StateFile))
+	switch {
+	case !asked && cfg.Server.Listen == "":
+		fmt.Fprintln(out, "daemon: unknown (server.listen is not set, so engine run has no API to ask)")
+	case !asked:
+		fmt.Fprintf(out, "daemon: none answers at server.listen %s\n", cfg.Server.Listen)
+	case last.Report == nil:
+		fmt.Fprintf(out, "daemon: running at %s; no cycle finished yet (running: %v)\n", addr, last.Running)
+	default:
+		r := last.Report
+		fmt.Fprintf(out, "daemon: running at %s; %d cycles since it started, the last %s at %s\n", addr, last.Cycles, last.Outcome, last.End.Format(time.RFC3339))
+		fmt.Fprintf(out, "last cycle: nodes %d: created %d, updated %d, unchanged %d, deleted %d, quarantined %d, failed %d, errors %d\n",
+			r.Nodes, r.Created, r.Updated, r.Unchanged, r.Deleted, r.Quarantined, r.Failed, len(r.Errors))
+	}
+	return nil
 }

@@ -29,8 +29,32 @@ import (
 // plugin's services and the status server's address; a failed step skips
 // only the steps that need it. Each problem is an `error:` line on stderr;
 // the exit status is 2 when the config has one, else 1 when anything has.
-func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
-	v := validation{out: out, errOut: stderrOf(out), t: &tally{}}
+func cmdValidate(ctx context.Context, path string, asJSON bool, out io.Writer, log *slog.Logger) error {
+	v := validation{out: out, errOut: stderrOf(out), t: &tally{}, asJSON: asJSON}
+	err := v.run(ctx, path, log)
+	if asJSON {
+		printJSON(out, validateReport{Config: path, Checks: append([]validateCheck{}, v.t.checks...),
+			Problems: v.t.config + v.t.other, ConfigProblems: v.t.config})
+	}
+	return err
+}
+
+// validateReport is `validate -o json`: every check's line, as the text
+// prints it, with its level (ok, note, error), and the problem counts.
+type validateReport struct {
+	Config         string          `json:"config"`
+	Checks         []validateCheck `json:"checks"`
+	Problems       int             `json:"problems"`
+	ConfigProblems int             `json:"config_problems"`
+}
+
+// validateCheck is one line of validate: level ok, note or error.
+type validateCheck struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+func (v validation) run(ctx context.Context, path string, log *slog.Logger) error {
 	cfg, errs := config.Check(path)
 	for _, err := range errs {
 		v.configProblem(err)
@@ -56,37 +80,57 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 type validation struct {
 	out, errOut io.Writer
 	t           *tally
+	asJSON      bool // keep the lines for validateReport instead of printing them
 }
 
-// tally counts the problems found: of the config, and of anything else.
-type tally struct{ config, other int }
+// tally counts the problems found: of the config, and of anything else;
+// with -o json it keeps every line.
+type tally struct {
+	config, other int
+	checks        []validateCheck
+}
 
-func (v validation) ok(format string, args ...any) { fmt.Fprintf(v.out, "ok    "+format+"\n", args...) }
+func (v validation) line(w io.Writer, level, prefix, msg string) {
+	if v.asJSON {
+		v.t.checks = append(v.t.checks, validateCheck{level, msg})
+		return
+	}
+	fmt.Fprintln(w, prefix+msg)
+}
+
+func (v validation) ok(format string, args ...any) {
+	v.line(v.out, "ok", "ok    ", fmt.Sprintf(format, args...))
+}
+
 func (v validation) note(format string, args ...any) {
-	fmt.Fprintf(v.out, "note  "+format+"\n", args...)
+	v.line(v.out, "note", "note  ", fmt.Sprintf(format, args...))
 }
 
 func (v validation) problem(format string, args ...any) {
 	v.t.other++
-	fmt.Fprintf(v.errOut, "error: "+format+"\n", args...)
+	v.line(v.errOut, "error", "error: ", fmt.Sprintf(format, args...))
 }
 
 func (v validation) configProblem(err error) {
 	v.t.config++
-	fmt.Fprintf(v.errOut, "error: %v\n", err)
+	v.line(v.errOut, "error", "error: ", err.Error())
 }
 
 // result is nil when nothing was wrong; else it counts the problems
 // listed, with the exit status they call for.
 func (v validation) result() error {
 	n := v.t.config + v.t.other
+	where := "listed above"
+	if v.asJSON {
+		where = `the "error" checks of the JSON`
+	}
 	switch {
 	case n == 0:
 		return nil
 	case v.t.config > 0:
-		return configError{fmt.Errorf("%d problem(s) found, %d in the config (listed above)", n, v.t.config)}
+		return configError{fmt.Errorf("%d problem(s) found, %d in the config (%s)", n, v.t.config, where)}
 	}
-	return fmt.Errorf("%d problem(s) found (listed above)", n)
+	return fmt.Errorf("%d problem(s) found (%s)", n, where)
 }
 
 // plugin loads the plugin with its config, offline: a granted service

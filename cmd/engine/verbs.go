@@ -10,6 +10,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/config"
 )
 
 // errCycleFailed: the cycle ran and reported its errors already.
@@ -17,6 +18,11 @@ var errCycleFailed = errors.New("cycle had errors")
 
 func cmdOnce(ctx context.Context, path string, asJSON bool, nodes []string, out io.Writer, log *slog.Logger) error {
 	w, err := setup(ctx, path, log)
+	if errors.Is(err, engine.ErrStateInUse) {
+		if cfg, cerr := loadConfig(path); cerr == nil {
+			return besideDaemon(ctx, cfg, err)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -85,4 +91,16 @@ func writeDetail(w engine.Write) string {
 		return fmt.Sprint(w.Aggregates)
 	}
 	return w.Name
+}
+
+// besideDaemon turns "the state file is in use" into what to do when the
+// process holding it is this engine's daemon: ask it for a cycle.
+func besideDaemon(ctx context.Context, cfg *config.Config, inUse error) error {
+	var last json.RawMessage
+	asked, addr, _ := fromDaemon(ctx, cfg, "report", &last)
+	if !asked {
+		return inUse
+	}
+	return fmt.Errorf("engine run holds this engine's state file, with its API at %s: ask it for a cycle now with "+
+		"curl -X POST http://%s/api/v1/cycle (or kill -USR1 its PID), and read it at http://%s/api/v1/report", addr, addr, addr)
 }

@@ -16,6 +16,11 @@ import (
 // -ldflags "-X main.version=...".
 var version = "0.2.0"
 
+// release is "true" only in a build of a commit tagged v<version>
+// (scripts/release/release.sh sets it at link time); any other build's
+// version ends in "-dev", so a binary never claims a release it is not.
+var release = "false"
+
 // commit is set at link time (-ldflags "-X main.commit=..."; the Makefile
 // and make release do) because builds here run with -buildvcs=false, and
 // a source tarball has no VCS; without either it stays "unknown". A Go
@@ -35,7 +40,7 @@ type buildVersion struct {
 }
 
 func readVersion() buildVersion {
-	v := buildVersion{Version: version, Commit: commit, Modified: modified == "true",
+	v := buildVersion{Version: versionString(version, release == "true"), Commit: commit, Modified: modified == "true",
 		Go: runtime.Version(), Wazero: "unknown", ABI: hostabi.Version}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -66,6 +71,15 @@ func printVersion(w io.Writer) {
 	if v.Modified {
 		commit += " (modified)"
 	}
-	fmt.Fprintf(w, "engine %s\ncommit:      %s\ngo:          %s\nwazero:      %s\nplugin ABI:  v%d\n",
-		v.Version, commit, v.Go, v.Wazero, v.ABI)
+	fmt.Fprintf(w, "%s %s\ncommit:      %s\ngo:          %s\nwazero:      %s\nplugin ABI:  v%d\n",
+		prog, v.Version, commit, v.Go, v.Wazero, v.ABI)
+}
+
+// versionString is the version as --version says it: "0.2.0" for a
+// release build, "0.2.0-dev" for any other.
+func versionString(v string, tagged bool) string {
+	if tagged {
+		return v
+	}
+	return v + "-dev"
 }

@@ -168,18 +168,10 @@ func Check(path string) (*Config, []error) {
 func parseAll(text, dir string, pluginOnly bool) (*Config, []error) {
 	c := defaults()
 	c.pluginOnly = pluginOnly
-	md, err := toml.Decode(text, c)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			if pe.LastKey != "" {
-				return nil, []error{fmt.Errorf("line %d, key %s: %s", pe.Position.Line, pe.LastKey, pe.Message)}
-			}
-			return nil, []error{fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)}
-		}
-		return nil, []error{err}
+	md, errs, fatal := decodeAll(text, c)
+	if fatal {
+		return nil, errs
 	}
-	var errs []error
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
@@ -222,7 +214,14 @@ func unknownKeys(md toml.MetaData) error {
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("unknown key(s): %s", strings.Join(slices.Compact(bad), ", "))
+	bad = slices.Compact(bad)
+	known := knownKeys()
+	for i, k := range bad {
+		if near := Nearest(k, known); near != "" {
+			bad[i] = fmt.Sprintf("%s (did you mean %s?)", k, near)
+		}
+	}
+	return fmt.Errorf("unknown key(s): %s", strings.Join(bad, ", "))
 }
 
 func (c *Config) resolve(dir string) {

@@ -95,3 +95,39 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Every bad value is named in one run, not only the first the decoder
+// met, with the other keys' problems beside them; a mistyped key gets the
+// nearest real one.
+func TestAllValueErrorsInOneRun(t *testing.T) {
+	text := `[engine]
+interval = "5 seconds"
+concurrency = "four"
+delete_limit = 3.0
+intervall = "5s"
+
+[plugin]
+path = "x.wasm"
+memory_limit = "lots"
+`
+	_, err := Parse(text, t.TempDir())
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`line 2, key engine.interval: bad duration "5 seconds"`,
+		"line 3, key engine.concurrency: incompatible types",
+		`line 9, key plugin.memory_limit: bad size "lots"`,
+		"engine.delete_limit: must be in (0, 1]",
+		"engine.intervall (did you mean engine.interval?)",
+		"placement.endpoint: is required",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the errors lack %q:\n%s", want, msg)
+		}
+	}
+	if _, err := Parse("[engine\ninterval = 1", t.TempDir()); err == nil || !strings.Contains(err.Error(), "line 2: expected") {
+		t.Errorf("a syntax error: %v", err)
+	}
+}

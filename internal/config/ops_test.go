@@ -91,7 +91,7 @@ func TestOpsConfigErrorsNameTheKey(t *testing.T) {
 		{"no endpoint with noauth", "", `placement.endpoint: is required with auth.method = "noauth"`},
 		{"endpoint not a URL", "[placement]\nendpoint = \"127.0.0.1:8778\"\n", `placement.endpoint: "127.0.0.1:8778" is not an http(s) URL`},
 		{"unknown method", placement + "[auth]\nmethod = \"kerberos\"\n", `auth.method: "kerberos" is not one of noauth, password`},
-		{"wrong type", placement + "[auth]\nmethod = 1\n", `line 9 (last key "auth.method")`},
+		{"wrong type", placement + "[auth]\nmethod = 1\n", `line 9, key auth.method: incompatible types`},
 		{"unknown auth key", placement + "[auth]\nmethod = \"noauth\"\nusername_ = \"x\"\n", "unknown key(s): auth.username_"},
 		{"token with keystone", placement + "token = \"admin\"\n[auth]\nmethod = \"env\"\n", "placement.token: only with auth.method = \"noauth\""},
 		{"password without fields", "[auth]\nmethod = \"password\"\n",

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/rpengine/rpengine/engine"
 )
 
 // Allocation is one consumer's use of a node's provider, as the node page
@@ -44,4 +46,32 @@ func (o *Ops) pageAllocations(ctx context.Context, uuid string) ([]Allocation, s
 		return nil, fmt.Sprintf("not read: %v", err)
 	}
 	return allocs, ""
+}
+
+// pageProvider reads the provider of a node the cycle did not read, for
+// its page, under the same one-page-at-a-time rule as its allocations.
+func (o *Ops) pageProvider(ctx context.Context, uuid string) (engine.Observed, string) {
+	o.api.mu.Lock()
+	var read func(context.Context, string) (engine.Observed, error)
+	if o.api.api != nil {
+		read = o.api.api.Provider
+	}
+	o.api.mu.Unlock()
+	if read == nil {
+		return engine.Observed{}, "not read: the daemon has no Placement client yet"
+	}
+	if !o.allocBusy.TryLock() {
+		return engine.Observed{}, "not read: another node page is reading Placement; reload in a moment"
+	}
+	defer o.allocBusy.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, allocationsTimeout)
+	defer cancel()
+	obs, err := read(ctx, uuid)
+	if err != nil {
+		return engine.Observed{}, fmt.Sprintf("not read: %v", err)
+	}
+	if !obs.Exists {
+		return obs, "Placement has no provider of this node"
+	}
+	return obs, ""
 }

@@ -47,11 +47,24 @@ type API struct {
 	// Allocations reads a node's allocations with their consumers, for
 	// the node page (nil: the page says they were not read).
 	Allocations func(ctx context.Context, uuid string) ([]Allocation, error)
+	// Provider reads a node's provider as Placement holds it, for the
+	// node page of a node the cycle did not read (quarantined: fully
+	// reserved without a read; failed), so the page tells what explain
+	// tells. Nil: the page says it was not read.
+	Provider func(ctx context.Context, uuid string) (engine.Observed, error)
 }
 
 // EngineIDHeader names the engine (engine.id) on every API answer, so a
 // verb asks only the daemon of its own engine.
 const EngineIDHeader = "Rpengine-Engine-Id"
+
+// ConfigHeader and ConfigSHA256Header name, on every API answer, the
+// config file the daemon's running setup was loaded from and the hash of
+// its content then (Info.ConfigPath, Info.ConfigSHA256).
+const (
+	ConfigHeader       = "Rpengine-Config"
+	ConfigSHA256Header = "Rpengine-Config-Sha256"
+)
 
 // Bounds of the API: a request body (none is expected), a node name, and
 // the time one plan may take before its callers are answered 504.
@@ -144,9 +157,13 @@ func (o *Ops) apiRoutes(mux *http.ServeMux) {
 func (o *Ops) bounded(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o.mu.Lock()
-		id := o.info.EngineID
+		info := o.info
 		o.mu.Unlock()
-		w.Header().Set(EngineIDHeader, id)
+		w.Header().Set(EngineIDHeader, info.EngineID)
+		if info.ConfigPath != "" {
+			w.Header().Set(ConfigHeader, info.ConfigPath)
+			w.Header().Set(ConfigSHA256Header, info.ConfigSHA256)
+		}
 		if r.ContentLength > maxAPIBody {
 			apiError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes: the API takes none", maxAPIBody)
 			return

@@ -26,6 +26,21 @@ type NodeRow struct {
 	Placement engine.Observed // as Placement held it after the cycle
 	Source    *hostabi.Node   // as the plugin reported it; nil when not listed
 	Writes    []WriteRow      // newest last
+	// Stale marks a row an earlier cycle left: the newest cycle listed
+	// the node but did not reach it (Placement stopped answering), or
+	// could not list nodes at all. The page shows the last known table,
+	// marked, rather than a table shrunk to the nodes it reached.
+	Stale bool
+}
+
+// Why says what keeps the node from being schedulable, with the value
+// that decides it, in explain's words ("maintenance = true",
+// "quarantined (no_class): ..."); "" for a schedulable node.
+func (r NodeRow) Why() string {
+	if r.State == "schedulable" {
+		return ""
+	}
+	return strings.TrimPrefix(Explain(r.Source, r.Outcome, nil).Verdict, "not schedulable: ")
 }
 
 // WriteRow is one write Placement accepted. RequestID and GlobalID name
@@ -103,20 +118,35 @@ func (t *nodeTable) observe(ev engine.Event, clock func() time.Time) {
 	}
 }
 
-// finished makes the cycle's rows the table's, unless the cycle listed no
-// nodes (a failed listing knows nothing about them). Writes of nodes no
-// longer in the table are forgotten.
+// finished makes the cycle's rows the table's. A node the cycle listed
+// but did not reach keeps its last row, marked stale; a cycle that listed
+// no nodes (a failed listing knows nothing about them) marks every row
+// stale. Writes of nodes no longer in the table are forgotten.
 func (t *nodeTable) finished() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.building) == 0 && t.listing == nil {
-		return
+	rows := t.building
+	if rows == nil {
+		rows = map[string]*NodeRow{}
 	}
-	t.rows, t.building = t.building, nil
-	t.source = make(map[string]*hostabi.Node, len(t.listing))
+	listed := make(map[string]bool, len(t.listing))
 	for i := range t.listing {
-		n := &t.listing[i]
-		t.source[strings.ToLower(n.UUID)] = n
+		listed[strings.ToLower(t.listing[i].UUID)] = true
+	}
+	for u, old := range t.rows {
+		if _, ok := rows[u]; !ok && (t.listing == nil || listed[u]) {
+			stale := *old // the table is read without the lock: copy, never modify
+			stale.Stale = true
+			rows[u] = &stale
+		}
+	}
+	t.rows, t.building = rows, nil
+	if t.listing != nil {
+		t.source = make(map[string]*hostabi.Node, len(t.listing))
+		for i := range t.listing {
+			n := &t.listing[i]
+			t.source[strings.ToLower(n.UUID)] = n
+		}
 	}
 	t.listing = nil
 	for u := range t.writes {
@@ -155,6 +185,7 @@ func (f NodeFilter) match(r *NodeRow) bool {
 type Facets struct {
 	States, Reserved, Quarantine map[string]int
 	Pending, Conflicts, Total    int
+	Stale                        int // rows an earlier cycle left (NodeRow.Stale)
 }
 
 // Nodes returns the rows matching f, sorted by name then uuid, at most
@@ -164,12 +195,15 @@ func (o *Ops) Nodes(f NodeFilter, limit int) (rows []NodeRow, matched int, facet
 	// read without the lock the cycle's observer takes.
 	t := &o.nodes
 	t.mu.Lock()
-	table := t.rows
+	table, source := t.rows, t.source
 	t.mu.Unlock()
 	facets = Facets{States: map[string]int{}, Reserved: map[string]int{}, Quarantine: map[string]int{}}
 	var hits []*NodeRow
 	for _, r := range table {
 		facets.Total++
+		if r.Stale {
+			facets.Stale++
+		}
 		facets.States[r.State]++
 		if r.Outcome.Reserved != "" {
 			facets.Reserved[r.Outcome.Reserved]++
@@ -190,7 +224,9 @@ func (o *Ops) Nodes(f NodeFilter, limit int) (rows []NodeRow, matched int, facet
 		return cmp.Or(cmp.Compare(cmp.Or(a.Name, "\uffff"), cmp.Or(b.Name, "\uffff")), cmp.Compare(a.UUID, b.UUID)) // named first
 	})
 	for _, r := range hits[:min(len(hits), limit)] {
-		rows = append(rows, *r)
+		row := *r
+		row.Source = source[strings.ToLower(r.UUID)] // for Why: explain's values
+		rows = append(rows, row)
 	}
 	return rows, len(hits), facets
 }

@@ -146,7 +146,7 @@ func TestNodeDetail(t *testing.T) {
 	}
 
 	code, html = get(t, h, "/node/"+nodeUUID(2))
-	if code != 200 || !strings.Contains(html, `<code id="reason">no_class</code>`) || !strings.Contains(html, "no provider read this cycle") {
+	if code != 200 || !strings.Contains(html, `<code id="reason">no_class</code>`) || !strings.Contains(html, `id="provider-note">not read: the daemon has no Placement client yet`) {
 		t.Errorf("quarantined node: %d\n%s", code, html)
 	}
 	if code, _ := get(t, h, "/node/"+nodeUUID(99)); code != 404 {

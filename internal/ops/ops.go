@@ -24,6 +24,11 @@ type Info struct {
 	UnhealthyAfter int
 	History        int
 	LoadedAt       time.Time
+	// ConfigPath and ConfigSHA256 name the config file the running setup
+	// was loaded from and its content's hash then: the API sends them, so
+	// a verb answered by the daemon can say which config it used and
+	// whether the file changed since.
+	ConfigPath, ConfigSHA256 string
 }
 
 // Ops gathers what the daemon shows: metrics, health, the recent cycles

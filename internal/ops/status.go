@@ -57,6 +57,9 @@ type page struct {
 	Facets   Facets
 	Listings []ListingHealth
 	Auth     AuthHealth
+	// Partial counts the cycles shown that were partial or failed: the
+	// header says so, not only the cycle table.
+	Partial int
 }
 
 // maxRows caps the node table: a search narrows it further.
@@ -86,6 +89,11 @@ func (o *Ops) ServeStatus(w http.ResponseWriter, r *http.Request) {
 	if len(s.Cycles) > 0 {
 		p.Last = &s.Cycles[0]
 	}
+	for _, c := range s.Cycles {
+		if c.Outcome != OK {
+			p.Partial++
+		}
+	}
 	render(w, statusTmpl, p, http.StatusOK)
 }
 
@@ -101,6 +109,10 @@ type nodePage struct {
 	// says why they were not.
 	Allocations []Allocation
 	AllocNote   string
+	// ProviderNote says why the provider was not read for this view, when
+	// the cycle had not read it either; ReadForPage marks one read now.
+	ProviderNote string
+	ReadForPage  bool
 }
 
 // ServeNode renders one node: what the plugin reported, what Placement
@@ -118,7 +130,11 @@ func (o *Ops) ServeNode(w http.ResponseWriter, r *http.Request) {
 	page := nodePage{Info: info, Now: o.now(), Row: row, Found: ok, UUID: uuid}
 	if ok {
 		page.Why = Explain(row.Source, row.Outcome, nil)
-		if row.Placement.Exists {
+		if !row.Placement.Exists { // not read by the cycle (quarantined, failed): read it now
+			page.Row.Placement, page.ProviderNote = o.pageProvider(r.Context(), uuid)
+			page.ReadForPage = page.Row.Placement.Exists
+		}
+		if page.Row.Placement.Exists {
 			page.Allocations, page.AllocNote = o.pageAllocations(r.Context(), uuid)
 		}
 	}

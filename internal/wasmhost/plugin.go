@@ -204,6 +204,7 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 	if !out.Complete {
 		return nil, p.named(hostabi.ExportListNodes, failure(KindBadAnswer, "answered without complete=true"))
 	}
+	nameInvalid(p.info.Name, out.Nodes)
 	return out.Nodes, nil
 }
 

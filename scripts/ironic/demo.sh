@@ -6,27 +6,23 @@
 # it again. Run it from `make` after `make build plugins`, or directly.
 #
 # RPENGINE_IRONIC_URL / RPENGINE_PLACEMENT_URL use running services
-# instead (the Ironic must accept noauth requests).
+# instead (the Ironic must accept noauth requests); otherwise the demo
+# starts its own Placement on a free port (scripts/placement/demo-lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .demo
 here=scripts/ironic
 
-placement=${RPENGINE_PLACEMENT_URL:-http://127.0.0.1:8778}
+. scripts/placement/demo-lib.sh
 ironic=${RPENGINE_IRONIC_URL:-http://127.0.0.1:6385}
 started_p="" started_i=""
 cleanup() {
 	[ -n "$started_i" ] && $here/stop.sh .demo/ironic
-	[ -n "$started_p" ] && scripts/placement/stop.sh .demo/placement
+	[ -n "$started_p" ] && scripts/placement/stop.sh .demo/placement-ironic
 	true
 }
 trap cleanup EXIT
-if ! curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$placement/resource_providers"; then
-	echo "== no Placement at $placement: installing (if needed) and starting Debian's Placement 8.0"
-	scripts/placement/install.sh
-	scripts/placement/start.sh .demo/placement 8778
-	placement=http://127.0.0.1:8778 started_p=yes
-fi
+demo_placement .demo/placement-ironic
 if ! curl -sf -o /dev/null "$ironic/v1/nodes"; then
 	echo "== no Ironic at $ironic: installing (if needed) and starting Debian's Ironic 21.4"
 	$here/install.sh

@@ -1,11 +1,13 @@
 #!/bin/sh
 # usage: start.sh DIR PORT
 #
-# Start a real Placement on 127.0.0.1:PORT for the demos and the release
+# Start a real Placement on 127.0.0.1:PORT (0: a free port) for the demos and the release
 # tests, configured as the Go tests and the bench start theirs
-# (placement.conf: noauth2, token "admin", in-memory sqlite). Writes
-# DIR/placement.conf, DIR/api.log and DIR/api.pid (the python PID), waits
-# until it answers (at most 60 s) and prints the URL. Stop it with
+# (placement.conf: noauth2, token "admin", the sqlite file
+# DIR/placement.sqlite, kept while DIR is: restarting in the same DIR keeps
+# the data; remove the file for an empty one). Writes
+# DIR/placement.conf, DIR/api.log, DIR/api.pid (the python PID) and
+# DIR/url, waits until it answers (at most 60 s) and prints the URL. Stop it with
 # stop.sh DIR.
 set -eu
 
@@ -18,14 +20,21 @@ port=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+if [ "$port" = 0 ]; then
+	# Free now; another process could take it before serve.py binds, and
+	# then serve.py exits and this script says so.
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
 
 if [ -f "$dir/api.pid" ] && kill -0 "$(cat "$dir/api.pid")" 2>/dev/null; then
 	echo "already running with PID $(cat "$dir/api.pid"); run stop.sh $dir first" >&2
 	exit 1
 fi
 
-# The database is the process's own (in memory): two never share one.
+# The database is DIR's own (placement.conf names it relative to the
+# working directory): two instances never share one.
 cp "$here/placement.conf" "$dir/placement.conf"
+cd "$dir"
 
 # No subshell, no setsid: \$! must be the python process itself, or stop.sh
 # would kill a shell and leave Placement running.
@@ -47,4 +56,5 @@ until curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$url/resource_providers"; 
 	fi
 	sleep 0.2
 done
+echo "$url" > "$dir/url"
 echo "$url"

@@ -2,7 +2,7 @@
 # usage: stop.sh DIR
 #
 # Stop the Placement that start.sh started in DIR, by the PID it recorded
-# (its database is in memory: it goes with the process).
+# (its database, DIR/placement.sqlite, stays until DIR is removed).
 set -eu
 
 if [ $# -ne 1 ]; then

@@ -54,7 +54,7 @@ n=$(grep -c . <<<"$shipped" || true)
 echo "deb-test: rpengine --version"
 out=$(/usr/bin/rpengine --version)
 echo "$out"
-grep -qx "engine $version" <<<"$out" || { echo "deb-test: --version does not say $version"; exit 1; }
+grep -Eqx "rpengine ${version//./\\.}(-dev)?" <<<"$out" || { echo "deb-test: --version does not say rpengine $version (-dev unless built from tag v$version)"; exit 1; }
 # The commit the package was built from: reproducible.sh exports it (the
 # checkout may have moved on since), else this checkout's HEAD.
 if commit=${RELEASE_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}; then
@@ -142,6 +142,9 @@ grep -q "rpengine: warning: the plugin in /etc/rpengine/rpengine.toml was not co
 [ "$(compiled)" = "$shipped" ] || { echo "deb-test: the shipped plugins were not compiled again"; compiled; exit 1; }
 
 echo "deb-test: dpkg --purge"
-dpkg --purge rpengine
-test ! -e /usr/bin/rpengine && test ! -e /var/lib/rpengine
+dpkg --purge rpengine 2> "$work/purge.err"
+test ! -e /usr/bin/rpengine && test ! -e /var/cache/rpengine
+test -d /var/lib/rpengine || { echo "deb-test: purge deleted the state (the ownership record)"; exit 1; }
+grep -q "purge kept /var/lib/rpengine" "$work/purge.err" || { echo "deb-test: purge did not say it kept the state"; cat "$work/purge.err"; exit 1; }
+rm -rf /var/lib/rpengine
 echo "deb-test: the package installed, ran a cycle against the real Placement and purged cleanly"

@@ -47,6 +47,6 @@ elif [ -z "$ran" ]; then
 	inspect=$("$tmp/root/usr/bin/rpengine" plugin inspect "$tmp/root/usr/lib/rpengine/ironic.wasm")
 fi
 echo "$out" | head -n 2
-grep -qx "engine $version" <<<"$out" || { echo "image-test: the image's binary does not say engine $version"; exit 1; }
+grep -Eqx "rpengine ${version//./\\.}(-dev)?" <<<"$out" || { echo "image-test: the image's binary does not say rpengine $version"; exit 1; }
 grep -q '^name: *ironic$' <<<"$inspect" || { echo "image-test: the image's Ironic plugin did not load:"; echo "$inspect"; exit 1; }
 echo "image-test: the image's binary runs and loads its Ironic plugin ($(sed -n 's/^version: *//p' <<<"$inspect"))"

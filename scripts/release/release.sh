@@ -19,6 +19,12 @@ modified=${RELEASE_MODIFIED:-false}
 if [ -z "${RELEASE_MODIFIED:-}" ] && [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	modified=true
 fi
+# A release build is one of a commit tagged v$version; any other says
+# "$version-dev" in --version and rpengine_build_info (docs/RELEASE.md).
+tagged=${RELEASE_TAGGED:-false}
+if [ -z "${RELEASE_TAGGED:-}" ] && git tag --points-at HEAD 2>/dev/null | grep -qx "v$version"; then
+	tagged=true
+fi
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false TZ=UTC LC_ALL=C
 CYCLONEDX=github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
@@ -26,7 +32,7 @@ archs=${RELEASE_ARCHS:-amd64 arm64}
 
 rm -rf "$dist"
 mkdir -p "$dist/plugins" "$tools"
-ld="-s -w -buildid= -X main.version=$version -X main.commit=$commit -X main.modified=$modified"
+ld="-s -w -buildid= -X main.version=$version -X main.release=$tagged -X main.commit=$commit -X main.modified=$modified"
 for arch in $archs; do
 	GOOS=linux GOARCH=$arch go build -trimpath -ldflags "$ld" -o "$dist/rpengine-$version-linux-$arch" ./cmd/engine
 done

@@ -13,7 +13,9 @@ commit=$(git rev-parse HEAD)
 modified=false
 [ -z "$(git status --porcelain --untracked-files=no)" ] || modified=true
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
-export RELEASE_COMMIT=$commit RELEASE_MODIFIED=$modified RELEASE_TOOLS=$PWD/build/tools
+tagged=false
+if git tag --points-at HEAD | grep -qx "v$(scripts/release/version.sh)"; then tagged=true; fi
+export RELEASE_COMMIT=$commit RELEASE_MODIFIED=$modified RELEASE_TOOLS=$PWD/build/tools RELEASE_TAGGED=$tagged
 
 start=$(date +%s)
 DIST=$PWD/dist scripts/release/release.sh

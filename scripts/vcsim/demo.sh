@@ -8,27 +8,23 @@
 # the session. Run it from `make demo-vmware`, or directly after
 # `make build plugins`.
 #
-# RPENGINE_PLACEMENT_URL uses a running Placement instead.
+# RPENGINE_PLACEMENT_URL uses a running Placement instead; otherwise the
+# demo starts its own on a free port (scripts/placement/demo-lib.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .demo
 here=scripts/vcsim
 
-placement=${RPENGINE_PLACEMENT_URL:-http://127.0.0.1:8778}
+. scripts/placement/demo-lib.sh
 port=${RPENGINE_VCSIM_PORT:-18989}
 started_p="" vcsim_pid=""
 cleanup() {
 	[ -n "$vcsim_pid" ] && kill "$vcsim_pid" 2>/dev/null && wait "$vcsim_pid" 2>/dev/null
-	[ -n "$started_p" ] && scripts/placement/stop.sh .demo/placement
+	[ -n "$started_p" ] && scripts/placement/stop.sh .demo/placement-vmware
 	true
 }
 trap cleanup EXIT
-if ! curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$placement/resource_providers"; then
-	echo "== no Placement at $placement: installing (if needed) and starting Debian's Placement 8.0"
-	scripts/placement/install.sh
-	scripts/placement/start.sh .demo/placement 8778
-	placement=http://127.0.0.1:8778 started_p=yes
-fi
+demo_placement .demo/placement-vmware
 
 $here/install.sh
 version=$(go list -m -f '{{.Version}}' github.com/vmware/govmomi)

@@ -157,8 +157,19 @@ func start(dir string) (*testenv.Service, error) { return Launch(dir, 0) }
 // Launch starts a real Placement in dir, on port (0: a free one), and
 // returns once it answers; Stop ends it. It is the one way this
 // repository starts Placement from Go (tests and bench), with the same
-// scripts/placement/placement.conf and serve.py as start.sh.
-func Launch(dir string, port int) (*testenv.Service, error) {
+// scripts/placement/placement.conf and serve.py as start.sh. Its database
+// is the file DatabaseFile in dir: launched again in the same dir, it
+// keeps its data; remove the file first for an empty one.
+func Launch(dir string, port int) (*testenv.Service, error) { return launchConf(dir, port, "") }
+
+// DatabaseFile is the name of the sqlite file a Placement started by
+// Launch or start.sh keeps its data in, in its directory.
+const DatabaseFile = "placement.sqlite"
+
+// launchConf is Launch with extra lines appended to placement.conf (its
+// last section is [placement_database]), for the test that shortens
+// the connection recycle time.
+func launchConf(dir string, port int, extra string) (*testenv.Service, error) {
 	conf, err := testenv.RepoFile("scripts/placement/placement.conf")
 	if err != nil {
 		return nil, err
@@ -167,6 +178,7 @@ func Launch(dir string, port int) (*testenv.Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	b = append(b, extra...)
 	if err := os.WriteFile(filepath.Join(dir, "placement.conf"), b, 0o600); err != nil {
 		return nil, err
 	}
@@ -191,6 +203,7 @@ func launch(dir string, port int) (*testenv.Service, error) {
 	}
 	cmd := exec.Command(python, script, strconv.Itoa(port))
 	cmd.Env = testenv.PythonEnv("OS_PLACEMENT_CONFIG_DIR=" + dir)
+	cmd.Dir = dir // placement.conf names the database relative to it
 	// Ready when GET /resource_providers answers for the admin: that
 	// proves the database and the policy work, not just the socket.
 	ready := func(hc *http.Client, url string) bool {
