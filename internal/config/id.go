@@ -54,6 +54,23 @@ func PeekLog(path string) (format, file string) {
 	return c.Log.Format, c.Log.File
 }
 
+// PeekServer is [server] of the config file at path, read alone with the
+// defaults: what `engine healthcheck` needs of a config the daemon has
+// already checked.
+func PeekServer(path string) (Server, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Server{}, err
+	}
+	c := struct {
+		Server Server `toml:"server"`
+	}{defaults().Server}
+	if _, err := toml.Decode(string(b), &c); err != nil {
+		return Server{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c.Server, nil
+}
+
 // PeekID is engine.id of the config file at path, read alone, so that a
 // verb's log records name the engine before the config is checked; ""
 // when the file cannot be read or parsed (the verb then says why).
