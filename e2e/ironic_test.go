@@ -99,7 +99,7 @@ func TestIronicEndToEnd(t *testing.T) {
 	c.Deploy(t, silverA, "a1111111-0000-4000-8000-000000000002") // deployed: reserved
 	c.Undeploy(t, active)                                        // torn down, still powered: free
 	c.Delete(t, manageable)                                      // deleted: provider goes after two proofs
-	c.SetShard(t, unsharded, "shard-c")                          // moved out of scope: released, never deleted
+	c.SetShard(t, unsharded, "shard-c")                          // moved out of scope: reserved, never deleted
 	c.SetShard(t, outside, "shard-a")                            // moved into scope: created
 	want = []ironicWant{
 		{avail, gold, 1, []string{"CUSTOM_GOLD", "CUSTOM_NEW"}},
@@ -113,7 +113,7 @@ func TestIronicEndToEnd(t *testing.T) {
 		{retired, gpu, 1, nil},
 		{outside, gold, 0, nil},
 	}
-	released := ironicWant{unsharded, gold, 0, nil} // as last written
+	released := ironicWant{unsharded, gold, 1, nil} // fully reserved when it left the scope (left_scope)
 
 	r = once(t, cfg)
 	if r.Nodes != len(want) || r.Created != 1 || r.Updated != 4 || r.Deleted != 0 {
