@@ -50,12 +50,13 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
+		security, _ := ops.WebSecurity(listen.WebConfigFile) // ServeWith checked it
 		defer stop()
 		if len(addrs) > 1 {
-			log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+			log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "security", security)
 			log.Info("serving /metrics", "metrics_addr", addrs[1])
 		} else {
-			log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+			log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "security", security)
 		}
 	}
 

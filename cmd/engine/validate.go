@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
@@ -283,8 +284,13 @@ func checkListen(cfg *config.Config, v validation) {
 		ln.Close()
 		v.ok("%s %s is free", key, addr)
 	}
-	if cfg.Server.WebConfigFile != "" {
-		v.ok("server.web_config_file %s: TLS and basic auth as it says", cfg.Server.WebConfigFile)
+	switch security, err := ops.WebSecurity(cfg.Server.WebConfigFile); {
+	case err != nil:
+		v.problem("%v", err)
+	case cfg.Server.WebConfigFile == "":
+		v.note("server.listen serves %s: anyone who reaches it reads the status page and may POST /api/v1/cycle", security)
+	default:
+		v.ok("server.web_config_file %s: %s", cfg.Server.WebConfigFile, security)
 	}
 }
 
