@@ -234,7 +234,7 @@ func reachServices(ctx context.Context, o wasmhost.Options, v validation) {
 		url := redact.URL(raw) // what the messages show
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		if code, err := reachService(ctx, client, o.Credentials[name], raw); err != nil {
-			v.problem("plugin.services.%s: %s %v", name, url, err)
+			v.problem("plugin.services.%s: %s %s", name, url, redact.Text(err.Error(), raw)) // Go's client quotes raw
 		} else {
 			v.ok("service %s at %s answered %d", name, url, code)
 		}
