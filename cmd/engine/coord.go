@@ -42,8 +42,14 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 		return nil, nil
 	}
 	div := division(cfg)
+	// A refused certificate or login stops the start, named, rather than
+	// a registration that times out.
+	if err := coord.CheckAccess(ctx, cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix); err != nil {
+		return nil, fmt.Errorf("coord: %w", err)
+	}
 	c, err := coord.New(ctx, coord.Config{
 		Endpoints:  cfg.Coord.Etcd,
+		Access:     etcdAccess(cfg),
 		Prefix:     cfg.Coord.Prefix,
 		Member:     cfg.Engine.ID,
 		OwnerTrait: engine.OwnerTrait(cfg.Engine.ID),
@@ -55,7 +61,7 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)
 	}
-	log.Info("coordinating through etcd", "etcd", cfg.Coord.Etcd, "division", div.String(), "prefix", cfg.Coord.Prefix)
+	log.Info("coordinating through etcd", "etcd", cfg.Coord.Etcd, "security", etcdSecurity(cfg), "division", div.String(), "prefix", cfg.Coord.Prefix)
 	return &coordinator{c: c, root: ctx, base: policy(cfg).Scope, div: div, cfg: cfg, log: log}, nil
 }
 

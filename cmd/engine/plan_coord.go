@@ -17,7 +17,7 @@ import (
 // the connection after the plan.
 func planShared(ctx context.Context, w *assembly, eng *engine.Engine, log *slog.Logger) (done func(), err error) {
 	cfg := w.cfg
-	r, err := coord.OpenReader(cfg.Coord.Etcd, cfg.Coord.Prefix)
+	r, err := coord.OpenReader(cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)
 	}

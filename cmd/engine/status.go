@@ -29,7 +29,7 @@ func cmdStatus(ctx context.Context, path string, asJSON bool, out io.Writer) err
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	div := division(cfg)
-	st, err := coord.ReadStatus(ctx, cfg.Coord.Etcd, cfg.Coord.Prefix, div, recentMoves)
+	st, err := coord.ReadStatus(ctx, cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix, div, recentMoves)
 	if err != nil {
 		return err
 	}

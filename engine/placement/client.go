@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-
 )
 
 // Microversions: MinVersion is what the engine needs (1.26: reserved may

@@ -23,7 +23,7 @@ func newEndpoint(raw string) endpoint {
 	e := endpoint{raw: raw, base: strings.TrimRight(base, "/") + "/", query: query}
 	e.shown = redact.URL(e.base)
 	if query != "" {
-		e.shownQuery = strings.TrimPrefix(redact.URL(e.base+"?"+query)[len(redact.URL(e.base)):], "?")
+		e.shownQuery = strings.TrimPrefix(redact.URL(e.base + "?" + query)[len(redact.URL(e.base)):], "?")
 	}
 	return e
 }

@@ -187,6 +187,7 @@ func parseAll(text, dir string, pluginOnly bool) (*Config, []error) {
 	add(unknownKeys(md))
 	c.resolve(dir)
 	add(c.readSecrets(dir))
+	add(c.readCoordPassword(dir))
 	add(c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }))
 	errs = append(errs, c.checks()...)
 	errs = append(errs, c.checkEvents(dir)...)

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/coord"
+)
+
+// etcdAccess is [coord]'s TLS and user, as every verb that reads etcd
+// dials it.
+func etcdAccess(cfg *config.Config) coord.Access {
+	k := cfg.Coord
+	return coord.Access{CAFile: k.CAFile, CertFile: k.CertFile, KeyFile: k.KeyFile, User: k.User, Password: k.EtcdPassword()}
+}
+
+// etcdSecurity says in plain words what [coord] turns on, for the start
+// log and `engine validate`.
+func etcdSecurity(cfg *config.Config) string {
+	k := cfg.Coord
+	s := "plain"
+	switch {
+	case k.CertFile != "":
+		s = "TLS, client certificate " + k.CertFile
+	case k.CAFile != "" || hasHTTPS(k.Etcd):
+		s = "TLS, no client certificate"
+	}
+	if k.User != "" {
+		return s + ", user " + k.User
+	}
+	return s + ", no user"
+}
+
+func hasHTTPS(urls []string) bool {
+	for _, u := range urls {
+		if len(u) > 8 && u[:8] == "https://" {
+			return true
+		}
+	}
+	return false
+}
