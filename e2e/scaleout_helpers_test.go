@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -44,6 +45,8 @@ type scaleRig struct {
 	engines   map[string]*engineProc
 	desired   map[string]map[string]inventory // uuid → inventories
 	observer  string                          // a config that reaches etcd directly, for status
+	access    string                          // more [coord] keys: etcd's TLS and user
+	ttl       time.Duration                   // lease_ttl; zero: soTTL
 }
 
 type engineProc struct {
@@ -85,7 +88,7 @@ path = %q
 cache_dir = %q
 `, id, soInterval, placementURL, r.plugin, plugintest.CacheDir())
 	if withCoord {
-		text += fmt.Sprintf("\n[coord]\netcd = [%q]\npartitions = %d\nlease_ttl = %q\n", etcdURL, soPartitions, soTTL)
+		text += fmt.Sprintf("\n[coord]\netcd = [%q]\npartitions = %d\nlease_ttl = %q\n%s", etcdURL, soPartitions, cmp.Or(r.ttl, soTTL), r.access)
 	}
 	text += fmt.Sprintf("\n[plugin.config]\nnodes = %d\nseed = %d\nmaintenance_fraction = 0.25\n", soNodes, r.seed)
 	path := filepath.Join(dir, "config.toml")

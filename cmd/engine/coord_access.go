@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"strings"
+
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/coord"
 )
@@ -36,4 +39,19 @@ func hasHTTPS(urls []string) bool {
 		}
 	}
 	return false
+}
+
+// checkEtcd is `engine validate`'s etcd check: what [coord] turns on, and
+// that etcd accepts it (the TLS handshake, the login, a read of the
+// prefix).
+func checkEtcd(ctx context.Context, cfg *config.Config, v validation) {
+	k := cfg.Coord
+	if len(k.Etcd) == 0 {
+		return
+	}
+	if err := coord.CheckAccess(ctx, k.Etcd, etcdAccess(cfg), k.Prefix); err != nil {
+		v.problem("coord: %v", err)
+		return
+	}
+	v.ok("etcd %s (%s): read %s", strings.Join(k.Etcd, ", "), etcdSecurity(cfg), k.Prefix)
 }

@@ -27,7 +27,7 @@ import (
 // [plugin.config], its ABI, the services it declares against the grants),
 // the state file's path and engine.id's syntax (with the config). Then it
 // checks the identity and catalog, Placement, nova's writers, the
-// plugin's services and the status server's address; a failed step skips
+// plugin's services, the status server's address and etcd; a failed step skips
 // only the steps that need it. Each problem is an `error:` line on stderr;
 // the exit status is 2 when the config has one, else 1 when anything has.
 func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logger) error {
@@ -49,6 +49,7 @@ func cmdValidate(ctx context.Context, path string, out io.Writer, log *slog.Logg
 	v.statePath(cfg)
 	v.services(ctx, cfg, log)
 	checkListen(cfg, v)
+	checkEtcd(ctx, cfg, v)
 	return v.result()
 }
 

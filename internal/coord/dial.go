@@ -82,11 +82,14 @@ func dial(endpoints []string, a Access, ttl time.Duration) (*clientv3.Client, er
 	return cli, nil
 }
 
+// ErrNoAnswer is CheckAccess's error when etcd does not answer at all.
+var ErrNoAnswer = errors.New("no answer within 5s")
+
 // CheckAccess proves a can reach etcd at endpoints before an engine
 // relies on it: each endpoint's TLS handshake with the client
 // certificate (a refusal is named, where gRPC would only retry until a
 // timeout), then a read of prefix as the user. An etcd that does not
-// answer is no error here: the registration waits for it.
+// answer is ErrNoAnswer: the start goes on, its registration waits.
 func CheckAccess(ctx context.Context, endpoints []string, a Access, prefix string) error {
 	tc, err := a.tlsConfig()
 	if err != nil {
@@ -105,7 +108,10 @@ func CheckAccess(ctx context.Context, endpoints []string, a Access, prefix strin
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	_, err = cli.Get(rctx, prefix, clientv3.WithPrefix(), clientv3.WithLimit(1), clientv3.WithKeysOnly())
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) { // a timeout: etcd down, registration waits
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("etcd %v: %w", endpoints, ErrNoAnswer)
+	}
+	if err != nil {
 		return fmt.Errorf("etcd %v: reading %s%s: %w", endpoints, prefix, asUser(a), err)
 	}
 	return nil
