@@ -27,11 +27,11 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 	if node != "" {
 		q += "?node=" + url.QueryEscape(node)
 	}
-	if asked, addr, err := fromDaemon(ctx, cfg, q, &r); asked || err != nil {
+	if asked, addr, err := fromDaemon(ctx, cfg, q, &r, log); asked || err != nil {
 		if err != nil {
 			return err
 		}
-		log.Info("plan made by the engine running at server.listen", "addr", addr)
+		log.Info("plan made by the engine running at server.listen (it proved the daemon's key)", "addr", addr)
 		return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 	}
 	// The state file is read, never locked nor written: a plan runs

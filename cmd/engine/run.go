@@ -71,7 +71,11 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	// cycles; a cycle now is SIGUSR1's request.
 	now, asks := signalled(ctx, syscall.SIGUSR1), make(chan daemon.Ask)
 	var reader atomic.Pointer[pageReader] // the setup in use, for the node page
-	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader)})
+	key, err := newAPIKey(apiKeyPath(cfg))
+	if err != nil {
+		log.Warn("the verbs will not trust this daemon's API: they compute plans themselves", "err", err)
+	}
+	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader), Key: key})
 	co.watch(ctx, now)
 
 	var watched atomic.Value // the plugin of the setup in use, for the file watch

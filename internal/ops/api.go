@@ -47,6 +47,9 @@ type API struct {
 	// Allocations reads a node's allocations with their consumers, for
 	// the node page (nil: the page says they were not read).
 	Allocations func(ctx context.Context, uuid string) ([]Allocation, error)
+	// Key proves the answers are this daemon's (apiproof.go); nil: none
+	// is proved, and the verbs compute their answers themselves.
+	Key []byte
 }
 
 // EngineIDHeader names the engine (engine.id) on every API answer, so a
@@ -154,6 +157,7 @@ func (o *Ops) bounded(next http.HandlerFunc) http.Handler {
 		id := o.info.EngineID
 		o.mu.Unlock()
 		w.Header().Set(EngineIDHeader, id)
+		o.prove(w, r)
 		if r.ContentLength > maxAPIBody {
 			apiError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes: the API takes none", maxAPIBody)
 			return
