@@ -73,11 +73,11 @@ func (s *Secure) transport() http.RoundTripper {
 	if s == nil {
 		return nil
 	}
-	return &http.Transport{TLSClientConfig: s.clientTLS()}
+	return &http.Transport{TLSClientConfig: s.ClientTLS()}
 }
 
-// clientTLS trusts CA and presents Cert.
-func (s *Secure) clientTLS() *tls.Config {
+// ClientTLS trusts CA and presents Cert.
+func (s *Secure) ClientTLS() *tls.Config {
 	pool := x509.NewCertPool()
 	b, _ := os.ReadFile(s.CA)
 	pool.AppendCertsFromPEM(b)
@@ -89,7 +89,7 @@ func (s *Secure) clientTLS() *tls.Config {
 // Prefix alone, and turns auth on.
 func (s *Secure) enableAuth(t testing.TB) {
 	t.Helper()
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{s.URL}, TLS: s.clientTLS(), DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{s.URL}, TLS: s.ClientTLS(), DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/rpengine/rpengine/internal/testing/etcdtest"
+	"github.com/rpengine/rpengine/internal/testing/placementtest"
+	"github.com/rpengine/rpengine/internal/testing/plugintest"
+)
+
+// A distinct secret in every config field that can hold one, and none of
+// them on any surface: the daemon's log, the output of every verb, the
+// status page and every API route, /metrics and the probes, the state
+// file and the record in etcd. Placement is reached through a proxy
+// that lets a request in only with the endpoint's user info, its query
+// token after the request's path and the token, so the engine is shown
+// to use each secret, not just to hide it.
+func TestPlantedSecretsReachNoSurface(t *testing.T) {
+	sec := map[string]string{
+		"placement.endpoint user info":   "PlcUserInfoS3cret1",
+		"placement.endpoint query token": "PlcQueryT0kenS3cret2",
+		"placement.token":                "PlcTokenS3cret3",
+		"events.password_file":           "AmqpPasswordS3cret4",
+		"server.web_config_file user":    "WebBasicAuthS3cret6",
+	}
+	s := etcdtest.StartSecure(t, "/rpengine/")
+	sec["coord.password_file"] = s.Password
+	hash, _ := bcrypt.GenerateFromPassword([]byte(sec["server.web_config_file user"]), bcrypt.MinCost)
+	sec["server.web_config_file hash"] = string(hash)
+
+	var refused atomic.Int64
+	proxy := placementProxy(t, placementtest.Shared(t), sec, &refused)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	web := write("web.yml", fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  ops: %s\n", s.Cert, s.Key, hash))
+	u := func(i int) string { return uuidFor(t.Name(), i) }
+	addr := freeAddr(t)
+	cfg := write("config.toml", fmt.Sprintf(`[engine]
+id = "scan-%x"
+interval = "2s"
+state_file = "state.json"
+
+[provider]
+marker_traits = ["COMPUTE_NODE"]
+
+[placement]
+endpoint = %q
+token = %q
+
+[plugin]
+path = %q
+cache_dir = %q
+
+[server]
+listen = %q
+web_config_file = %q
+
+[coord]
+etcd = [%q]
+partitions = 2
+lease_ttl = "4s"
+ca_file = %q
+cert_file = %q
+key_file = %q
+user = %q
+password_file = %q
+
+%s`, os.Getpid(), fmt.Sprintf("http://plc:%s@%s/?token=%s", sec["placement.endpoint user info"], proxy, sec["placement.endpoint query token"]),
+		sec["placement.token"], plugintest.Build(t, "plugins/fake"), plugintest.CacheDir(), addr, web, s.URL, s.CA, s.Cert, s.Key, s.User, write("etcd.pw", s.Password),
+		worldTOML([]worldNode{{uuid: u(0), rc: "gold", power: "power off", provision: "available"}}, nil)))
+
+	surfaces := map[string]string{}
+	verb := func(args ...string) {
+		res := runEngine(t, append(args[:1:1], append([]string{"--config", cfg}, args[1:]...)...)...)
+		surfaces["engine "+strings.Join(args, " ")] = res.stdout + res.stderr
+	}
+	verb("validate")
+	verb("once")
+	// The fake plugin reads no events: with [events] the daemon refuses
+	// to start, which is one more surface.
+	events := write("events.toml", strings.Replace(readText(t, cfg), "[coord]", fmt.Sprintf("[events]\ntransport_url = \"amqp://rpengine@%s/\"\npassword_file = %q\n\n[coord]",
+		freeAddr(t), write("amqp.pw", sec["events.password_file"])), 1))
+	for _, v := range []string{"validate", "run"} {
+		res := runEngine(t, v, "--config", events)
+		surfaces["engine "+v+" with [events]"] = res.stdout + res.stderr
+	}
+	// Placement gone: every error that quotes its URL.
+	dead := write("dead.toml", strings.Replace(readText(t, cfg), proxy, freeAddr(t), 1))
+	for _, v := range []string{"validate", "once", "plan"} {
+		res := runEngine(t, v, "--config", dead)
+		surfaces["engine "+v+" without Placement"] = res.stdout + res.stderr
+	}
+	daemon, logs := startDaemon(t, cfg)
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	fetch := func(method, path string) string {
+		req, _ := http.NewRequest(method, "https://"+addr+path, nil)
+		req.SetBasicAuth("ops", sec["server.web_config_file user"])
+		resp, err := c.Do(req)
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Sprint(resp.StatusCode, resp.Header, string(b))
+	}
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(fetch("GET", "/api/v1/report"), `"cycles": 2`); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no two cycles of engine run:\n%s", tail(logs.String(), 3000))
+		}
+	}
+	for _, p := range []string{"/", "/node/" + u(0), "/api/v1/plan", "/api/v1/explain/" + u(0), "/api/v1/report", "/metrics", "/healthz", "/readyz", "/livez"} {
+		surfaces["GET "+p] = fetch("GET", p)
+	}
+	surfaces["POST /api/v1/cycle"] = fetch("POST", "/api/v1/cycle")
+	for _, args := range [][]string{{"plan"}, {"explain", u(0)}, {"audit"}, {"show"}, {"status"}, {"validate"}} {
+		verb(args...)
+	}
+	_ = daemon.Process.Signal(syscall.SIGTERM)
+	_ = daemon.Wait()
+	surfaces["engine run's log"] = logs.String()
+	state, _ := os.ReadFile(filepath.Join(dir, "state.json"))
+	surfaces["the state file"] = string(state)
+	surfaces["the record in etcd"] = etcdDump(t, s)
+
+	if n := refused.Load(); n > 0 {
+		t.Errorf("the Placement proxy refused %d requests without every planted secret", n)
+	}
+	if !strings.Contains(surfaces["the record in etcd"], "/rpengine/") || !strings.Contains(surfaces["engine run with [events]"], "[events]") {
+		t.Errorf("a surface is empty: run with [events] %q", surfaces["engine run with [events]"])
+	}
+	for where, text := range surfaces {
+		for field, secret := range sec {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s shows %s's secret:\n%s", where, field, excerpt(text, secret))
+			}
+		}
+	}
+}
+
+// placementProxy forwards to Placement only requests that carry every
+// Placement secret where the config put it, with the path intact.
+func placementProxy(t *testing.T, target string, sec map[string]string, refused *atomic.Int64) string {
+	tu, _ := url.Parse(target)
+	rp := httputil.NewSingleHostReverseProxy(tu)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pw, _ := r.BasicAuth()
+		q := r.URL.Query()
+		if pw != sec["placement.endpoint user info"] || q.Get("token") != sec["placement.endpoint query token"] ||
+			r.Header.Get("X-Auth-Token") != sec["placement.token"] {
+			refused.Add(1)
+			http.Error(w, "a planted secret is missing", http.StatusForbidden)
+			return
+		}
+		q.Del("token")
+		r.URL.RawQuery = q.Encode()
+		r.Header.Del("Authorization")
+		r.Header.Set("X-Auth-Token", "admin")
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// etcdDump is every key and value under the prefix, read as root.
+func etcdDump(t *testing.T, s *etcdtest.Secure) string {
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{s.URL}, TLS: s.ClientTLS(), Username: "root", Password: s.Root,
+		DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := cli.Get(ctx, s.Prefix, clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, kv := range r.Kvs {
+		fmt.Fprintf(&b, "%s = %s\n", kv.Key, kv.Value)
+	}
+	return b.String()
+}
+
+func readText(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func excerpt(text, secret string) string {
+	i := strings.Index(text, secret)
+	return text[max(0, i-300):min(len(text), i+len(secret)+100)]
+}
