@@ -34,32 +34,67 @@ import (
 // token after the request's path and the token, so the engine is shown
 // to use each secret, not just to hide it.
 func TestPlantedSecretsReachNoSurface(t *testing.T) {
-	sec := map[string]string{
+	r := newScanRig(t)
+	r.verb(r.cfg, "validate")
+	r.verb(r.cfg, "once")
+	// The fake plugin reads no events: with [events] the daemon refuses
+	// to start, which is one more surface.
+	events := r.write("events.toml", strings.Replace(readText(t, r.cfg), "[coord]", fmt.Sprintf("[events]\ntransport_url = \"amqp://rpengine@%s/\"\npassword_file = %q\n\n[coord]",
+		freeAddr(t), r.write("amqp.pw", r.sec["events.password_file"])), 1))
+	r.verb(events, "validate")
+	r.verb(events, "run")
+	// Placement gone: every error that quotes its URL.
+	dead := r.write("dead.toml", strings.Replace(readText(t, r.cfg), r.proxy, freeAddr(t), 1))
+	for _, v := range []string{"validate", "once", "plan"} {
+		r.verb(dead, v)
+	}
+	r.daemonSurfaces()
+	if n := r.refused.Load(); n > 0 {
+		t.Errorf("the Placement proxy refused %d requests without every planted secret", n)
+	}
+	if !strings.Contains(r.surfaces["engine run --config events.toml"], "[events]") {
+		t.Errorf("a surface is empty: run with [events] %q", r.surfaces["engine run --config events.toml"])
+	}
+	for where, text := range r.surfaces {
+		for field, secret := range r.sec {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s shows %s's secret:\n%s", where, field, excerpt(text, secret))
+			}
+		}
+	}
+}
+
+// scanRig is one engine configured with a planted secret in every field
+// that holds one, and the text of every surface seen so far.
+type scanRig struct {
+	t              *testing.T
+	sec            map[string]string // field → its secret
+	etcd           *etcdtest.Secure
+	dir, cfg, addr string
+	proxy          string // Placement's proxy, host:port
+	node           string
+	refused        atomic.Int64
+	surfaces       map[string]string
+	client         *http.Client
+}
+
+func newScanRig(t *testing.T) *scanRig {
+	r := &scanRig{t: t, sec: map[string]string{
 		"placement.endpoint user info":   "PlcUserInfoS3cret1",
 		"placement.endpoint query token": "PlcQueryT0kenS3cret2",
 		"placement.token":                "PlcTokenS3cret3",
 		"events.password_file":           "AmqpPasswordS3cret4",
 		"server.web_config_file user":    "WebBasicAuthS3cret6",
-	}
-	s := etcdtest.StartSecure(t, "/rpengine/")
-	sec["coord.password_file"] = s.Password
-	hash, _ := bcrypt.GenerateFromPassword([]byte(sec["server.web_config_file user"]), bcrypt.MinCost)
-	sec["server.web_config_file hash"] = string(hash)
-
-	var refused atomic.Int64
-	proxy := placementProxy(t, placementtest.Shared(t), sec, &refused)
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	web := write("web.yml", fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  ops: %s\n", s.Cert, s.Key, hash))
-	u := func(i int) string { return uuidFor(t.Name(), i) }
-	addr := freeAddr(t)
-	cfg := write("config.toml", fmt.Sprintf(`[engine]
+	}, etcd: etcdtest.StartSecure(t, "/rpengine/"), dir: t.TempDir(), addr: freeAddr(t), node: uuidFor(t.Name(), 0),
+		surfaces: map[string]string{},
+		client:   &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
+	s := r.etcd
+	r.sec["coord.password_file"] = s.Password
+	hash, _ := bcrypt.GenerateFromPassword([]byte(r.sec["server.web_config_file user"]), bcrypt.MinCost)
+	r.sec["server.web_config_file hash"] = string(hash)
+	r.proxy = placementProxy(t, placementtest.Shared(t), r.sec, &r.refused)
+	web := r.write("web.yml", fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  ops: %s\n", s.Cert, s.Key, hash))
+	r.cfg = r.write("config.toml", fmt.Sprintf(`[engine]
 id = "scan-%x"
 interval = "2s"
 state_file = "state.json"
@@ -89,76 +124,62 @@ key_file = %q
 user = %q
 password_file = %q
 
-%s`, os.Getpid(), fmt.Sprintf("http://plc:%s@%s/?token=%s", sec["placement.endpoint user info"], proxy, sec["placement.endpoint query token"]),
-		sec["placement.token"], plugintest.Build(t, "plugins/fake"), plugintest.CacheDir(), addr, web, s.URL, s.CA, s.Cert, s.Key, s.User, write("etcd.pw", s.Password),
-		worldTOML([]worldNode{{uuid: u(0), rc: "gold", power: "power off", provision: "available"}}, nil)))
+%s`, os.Getpid(), fmt.Sprintf("http://plc:%s@%s/?token=%s", r.sec["placement.endpoint user info"], r.proxy, r.sec["placement.endpoint query token"]),
+		r.sec["placement.token"], plugintest.Build(t, "plugins/fake"), plugintest.CacheDir(), r.addr, web, s.URL,
+		s.CA, s.Cert, s.Key, s.User, r.write("etcd.pw", s.Password),
+		worldTOML([]worldNode{{uuid: r.node, rc: "gold", power: "power off", provision: "available"}}, nil)))
+	return r
+}
 
-	surfaces := map[string]string{}
-	verb := func(args ...string) {
-		res := runEngine(t, append(args[:1:1], append([]string{"--config", cfg}, args[1:]...)...)...)
-		surfaces["engine "+strings.Join(args, " ")] = res.stdout + res.stderr
+func (r *scanRig) write(name, text string) string {
+	p := filepath.Join(r.dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		r.t.Fatal(err)
 	}
-	verb("validate")
-	verb("once")
-	// The fake plugin reads no events: with [events] the daemon refuses
-	// to start, which is one more surface.
-	events := write("events.toml", strings.Replace(readText(t, cfg), "[coord]", fmt.Sprintf("[events]\ntransport_url = \"amqp://rpengine@%s/\"\npassword_file = %q\n\n[coord]",
-		freeAddr(t), write("amqp.pw", sec["events.password_file"])), 1))
-	for _, v := range []string{"validate", "run"} {
-		res := runEngine(t, v, "--config", events)
-		surfaces["engine "+v+" with [events]"] = res.stdout + res.stderr
+	return p
+}
+
+// verb runs `engine VERB --config cfg ARGS…` and keeps its output.
+func (r *scanRig) verb(cfg string, args ...string) {
+	res := runEngine(r.t, append(args[:1:1], append([]string{"--config", cfg}, args[1:]...)...)...)
+	r.surfaces[strings.TrimSpace(fmt.Sprintf("engine %s --config %s %s", args[0], filepath.Base(cfg), strings.Join(args[1:], " ")))] = res.stdout + res.stderr
+}
+
+// fetch asks the daemon's endpoint with TLS and basic auth.
+func (r *scanRig) fetch(method, path string) string {
+	req, _ := http.NewRequest(method, "https://"+r.addr+path, nil)
+	req.SetBasicAuth("ops", r.sec["server.web_config_file user"])
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return err.Error()
 	}
-	// Placement gone: every error that quotes its URL.
-	dead := write("dead.toml", strings.Replace(readText(t, cfg), proxy, freeAddr(t), 1))
-	for _, v := range []string{"validate", "once", "plan"} {
-		res := runEngine(t, v, "--config", dead)
-		surfaces["engine "+v+" without Placement"] = res.stdout + res.stderr
-	}
-	daemon, logs := startDaemon(t, cfg)
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	fetch := func(method, path string) string {
-		req, _ := http.NewRequest(method, "https://"+addr+path, nil)
-		req.SetBasicAuth("ops", sec["server.web_config_file user"])
-		resp, err := c.Do(req)
-		if err != nil {
-			return err.Error()
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Sprint(resp.StatusCode, resp.Header, string(b))
-	}
-	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(fetch("GET", "/api/v1/report"), `"cycles": 2`); time.Sleep(200 * time.Millisecond) {
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return fmt.Sprint(resp.StatusCode, resp.Header, string(b))
+}
+
+// daemonSurfaces runs `engine run` for two cycles and keeps every route,
+// the verbs beside it, its log, its state file and the record in etcd.
+func (r *scanRig) daemonSurfaces() {
+	t := r.t
+	daemon, logs := startDaemon(t, r.cfg)
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(r.fetch("GET", "/api/v1/report"), `"cycles": 2`); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no two cycles of engine run:\n%s", tail(logs.String(), 3000))
 		}
 	}
-	for _, p := range []string{"/", "/node/" + u(0), "/api/v1/plan", "/api/v1/explain/" + u(0), "/api/v1/report", "/metrics", "/healthz", "/readyz", "/livez"} {
-		surfaces["GET "+p] = fetch("GET", p)
+	for _, p := range []string{"/", "/node/" + r.node, "/api/v1/plan", "/api/v1/explain/" + r.node, "/api/v1/report", "/metrics", "/healthz", "/readyz", "/livez"} {
+		r.surfaces["GET "+p] = r.fetch("GET", p)
 	}
-	surfaces["POST /api/v1/cycle"] = fetch("POST", "/api/v1/cycle")
-	for _, args := range [][]string{{"plan"}, {"explain", u(0)}, {"audit"}, {"show"}, {"status"}, {"validate"}} {
-		verb(args...)
+	r.surfaces["POST /api/v1/cycle"] = r.fetch("POST", "/api/v1/cycle")
+	for _, args := range [][]string{{"plan"}, {"explain", r.node}, {"audit"}, {"show"}, {"status"}, {"validate"}} {
+		r.verb(r.cfg, args...)
 	}
 	_ = daemon.Process.Signal(syscall.SIGTERM)
 	_ = daemon.Wait()
-	surfaces["engine run's log"] = logs.String()
-	state, _ := os.ReadFile(filepath.Join(dir, "state.json"))
-	surfaces["the state file"] = string(state)
-	surfaces["the record in etcd"] = etcdDump(t, s)
-
-	if n := refused.Load(); n > 0 {
-		t.Errorf("the Placement proxy refused %d requests without every planted secret", n)
-	}
-	if !strings.Contains(surfaces["the record in etcd"], "/rpengine/") || !strings.Contains(surfaces["engine run with [events]"], "[events]") {
-		t.Errorf("a surface is empty: run with [events] %q", surfaces["engine run with [events]"])
-	}
-	for where, text := range surfaces {
-		for field, secret := range sec {
-			if strings.Contains(text, secret) {
-				t.Errorf("%s shows %s's secret:\n%s", where, field, excerpt(text, secret))
-			}
-		}
-	}
+	r.surfaces["engine run's log"] = logs.String()
+	r.surfaces["the state file"] = readText(t, filepath.Join(r.dir, "state.json"))
+	r.surfaces["the record in etcd"] = etcdDump(t, r.etcd)
 }
 
 // placementProxy forwards to Placement only requests that carry every
