@@ -72,3 +72,16 @@ func TestCoordAccessKeys(t *testing.T) {
 		}
 	}
 }
+
+// A config error that quotes a URL quotes it redacted.
+func TestConfigErrorsQuoteURLsRedacted(t *testing.T) {
+	for _, text := range []string{
+		strings.Replace(good, `endpoint = "http://127.0.0.1:8778"`, `endpoint = "ftp://adm:PlcPw12345@h/?token=PlcTok12345"`, 1),
+		good + "\n[plugin.services]\nvc = { url = \"ftp://u:SvcPw12345@vc/?token=SvcTok12345\", auth = \"vcenter\", user = \"u\", password = \"p\" }\n",
+	} {
+		_, err := Parse(text, dirWithPlugin(t))
+		if err == nil || strings.Contains(err.Error(), "12345") || !strings.Contains(err.Error(), "xxxxx") {
+			t.Errorf("%q: %v", text, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Auth is [auth]: how the engine authenticates to the cloud. See README.md.
@@ -132,7 +133,7 @@ func (c *Config) checkAuth() []error {
 		}
 	}
 	if a.AuthURL != "" && !httpURL(a.AuthURL) {
-		bad("auth_url", "%q is not an http(s) URL", a.AuthURL)
+		bad("auth_url", "%q is not an http(s) URL", redact.URL(a.AuthURL))
 	}
 	if !slices.Contains(interfaces, a.Interface) {
 		bad("interface", "%q is not one of public, internal, admin", a.Interface)
@@ -183,7 +184,7 @@ func (c *Config) checkOps() []error {
 		}
 	}
 	if c.Placement.Endpoint != "" {
-		req(httpURL(c.Placement.Endpoint), "placement.endpoint", "%q is not an http(s) URL", c.Placement.Endpoint)
+		req(httpURL(c.Placement.Endpoint), "placement.endpoint", "%q is not an http(s) URL", redact.URL(c.Placement.Endpoint))
 	}
 	names := make([]string, 0, len(c.Plugin.Services))
 	for name := range c.Plugin.Services {
@@ -197,7 +198,7 @@ func (c *Config) checkOps() []error {
 			req(v != catalogRef+":", key, "%q names no service type", v)
 			continue
 		}
-		req(httpURL(v), key, "%q is neither an http(s) URL nor \"catalog\" or \"catalog:<service type>\"", v)
+		req(httpURL(v), key, "%q is neither an http(s) URL nor \"catalog\" or \"catalog:<service type>\"", redact.URL(v))
 	}
 	if c.Server.Listen != "" {
 		_, _, err := net.SplitHostPort(c.Server.Listen)
