@@ -137,7 +137,7 @@ func (v validation) statePath(cfg *config.Config) {
 		v.note("engine.state_file = \"none\": the ownership record is kept in memory only")
 		return
 	case p == "":
-		if p = statePath("", cfg.Engine.ID, cfg.Placement.Endpoint); p == "" {
+		if p = statePath("", cfg.Engine.ID, cfg.Placement.Endpoint.Raw()); p == "" {
 			v.note("engine.state_file unset and no home directory: the ownership record is kept in memory only")
 			return
 		}
@@ -205,7 +205,7 @@ func (c *cloud) describeAuth() string {
 // resolved lists the endpoints that came from the catalog.
 func (c *cloud) resolved(cfg *config.Config) []string {
 	var out []string
-	if cfg.Placement.Endpoint == "" {
+	if cfg.Placement.Endpoint.IsZero() {
 		out = append(out, "placement = "+redact.URL(c.placement))
 	}
 	for name, v := range cfg.Plugin.Services {

@@ -19,10 +19,10 @@ type Auth struct {
 	Cloud      string `toml:"cloud"`
 	CloudsFile string `toml:"clouds_file"`
 
-	AuthURL  string `toml:"auth_url"`
-	Username string `toml:"username"`
-	UserID   string `toml:"user_id"`
-	Password string `toml:"password"`
+	AuthURL  redact.Endpoint `toml:"auth_url"` // prints redacted; Raw() for the Keystone client
+	Username string          `toml:"username"`
+	UserID   string          `toml:"user_id"`
+	Password string          `toml:"password"`
 	// PasswordFile (and ApplicationCredentialSecretFile) hold the secret
 	// instead, read at load; see secrets.go for $CREDENTIALS_DIRECTORY.
 	PasswordFile      string `toml:"password_file"`
@@ -106,7 +106,7 @@ func (c *Config) checkAuth() []error {
 			bad("cloud", "is required %s", with)
 		}
 	case "password":
-		if a.AuthURL == "" {
+		if a.AuthURL.IsZero() {
 			bad("auth_url", "is required %s", with)
 		}
 		if a.Username == "" && a.UserID == "" {
@@ -119,7 +119,7 @@ func (c *Config) checkAuth() []error {
 			bad("project_name", "(or auth.project_id) is required %s", with)
 		}
 	case "application_credential":
-		if a.AuthURL == "" {
+		if a.AuthURL.IsZero() {
 			bad("auth_url", "is required %s", with)
 		}
 		if a.ApplicationCredentialSecret == "" {
@@ -132,8 +132,8 @@ func (c *Config) checkAuth() []error {
 			bad("username", "(or auth.user_id) is required with auth.application_credential_name")
 		}
 	}
-	if a.AuthURL != "" && !httpURL(a.AuthURL) {
-		bad("auth_url", "%q is not an http(s) URL", redact.URL(a.AuthURL))
+	if !a.AuthURL.IsZero() && !httpURL(a.AuthURL.Raw()) {
+		bad("auth_url", "%q is not an http(s) URL", a.AuthURL)
 	}
 	if !slices.Contains(interfaces, a.Interface) {
 		bad("interface", "%q is not one of public, internal, admin", a.Interface)
@@ -157,7 +157,7 @@ func (c *Config) checkAuth() []error {
 // fieldsSet lists the method-specific keys given a value.
 func (a Auth) fieldsSet() []string {
 	m := map[string]string{
-		"cloud": a.Cloud, "clouds_file": a.CloudsFile, "auth_url": a.AuthURL, "username": a.Username,
+		"cloud": a.Cloud, "clouds_file": a.CloudsFile, "auth_url": a.AuthURL.Raw(), "username": a.Username,
 		"user_id": a.UserID, "password": a.Password, "password_file": a.PasswordFile, "user_domain_name": a.UserDomainName,
 		"user_domain_id": a.UserDomainID, "project_name": a.ProjectName, "project_id": a.ProjectID,
 		"project_domain_name": a.ProjectDomainName, "project_domain_id": a.ProjectDomainID,
@@ -183,8 +183,8 @@ func (c *Config) checkOps() []error {
 			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
 		}
 	}
-	if c.Placement.Endpoint != "" {
-		req(httpURL(c.Placement.Endpoint), "placement.endpoint", "%q is not an http(s) URL", redact.URL(c.Placement.Endpoint))
+	if !c.Placement.Endpoint.IsZero() {
+		req(httpURL(c.Placement.Endpoint.Raw()), "placement.endpoint", "%q is not an http(s) URL", c.Placement.Endpoint)
 	}
 	names := make([]string, 0, len(c.Plugin.Services))
 	for name := range c.Plugin.Services {
