@@ -66,7 +66,9 @@ func TestSecuredEtcdEngines(t *testing.T) {
 	if !strings.Contains(string(out), "refused the TLS connection") || !strings.Contains(string(out), "client certificate "+s.OtherCert) {
 		t.Errorf("the refusal does not name the certificate:\n%s", out)
 	}
-	if res := runEngine(t, "validate", "--config", bad); res.code == 0 || !strings.Contains(res.stderr, s.OtherCert) {
-		t.Errorf("validate with the wrong certificate: exit %d\n%s", res.code, res.stderr)
+	for _, verb := range []string{"validate", "status", "plan"} {
+		if res := runEngine(t, verb, "--config", bad); res.code == 0 || !strings.Contains(res.stderr, "client certificate "+s.OtherCert) {
+			t.Errorf("%s with the wrong certificate: exit %d\n%s", verb, res.code, res.stderr)
+		}
 	}
 }

@@ -44,8 +44,8 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 	div := division(cfg)
 	// A refused certificate or login stops the start, named, rather than
 	// a registration that times out.
-	if err := coord.CheckAccess(ctx, cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix); err != nil && !errors.Is(err, coord.ErrNoAnswer) {
-		return nil, fmt.Errorf("coord: %w", err)
+	if err := etcdAccepts(ctx, cfg); err != nil {
+		return nil, err
 	}
 	c, err := coord.New(ctx, coord.Config{
 		Endpoints:  cfg.Coord.Etcd,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/rpengine/rpengine/internal/config"
@@ -13,6 +15,17 @@ import (
 func etcdAccess(cfg *config.Config) coord.Access {
 	k := cfg.Coord
 	return coord.Access{CAFile: k.CAFile, CertFile: k.CertFile, KeyFile: k.KeyFile, User: k.User, Password: k.EtcdPassword()}
+}
+
+// etcdAccepts is nil unless etcd refuses this engine's certificate,
+// login or role: a refusal is named at once (an etcd that does not answer
+// is waited for by whoever dials it, as before).
+func etcdAccepts(ctx context.Context, cfg *config.Config) error {
+	err := coord.CheckAccess(ctx, cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix)
+	if err != nil && !errors.Is(err, coord.ErrNoAnswer) {
+		return fmt.Errorf("coord: %w", err)
+	}
+	return nil
 }
 
 // etcdSecurity says in plain words what [coord] turns on, for the start

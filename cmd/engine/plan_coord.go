@@ -17,6 +17,9 @@ import (
 // the connection after the plan.
 func planShared(ctx context.Context, w *assembly, eng *engine.Engine, log *slog.Logger) (done func(), err error) {
 	cfg := w.cfg
+	if err := etcdAccepts(ctx, cfg); err != nil {
+		return nil, err
+	}
 	r, err := coord.OpenReader(cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)

@@ -29,6 +29,9 @@ func cmdStatus(ctx context.Context, path string, asJSON bool, out io.Writer) err
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	div := division(cfg)
+	if err := etcdAccepts(ctx, cfg); err != nil {
+		return err
+	}
 	st, err := coord.ReadStatus(ctx, cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix, div, recentMoves)
 	if err != nil {
 		return err
