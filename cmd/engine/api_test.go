@@ -88,3 +88,16 @@ func TestDialAddr(t *testing.T) {
 		}
 	}
 }
+
+// The key's file: beside a configured state file, in the default state
+// directory otherwise, none without a state file.
+func TestAPIKeyPath(t *testing.T) {
+	t.Setenv("STATE_DIRECTORY", "/var/lib/rpengine")
+	for state, want := range map[string]string{"/x/state.json": "/x/state.json.api-key", "": "/var/lib/rpengine/az1.api-key", "none": ""} {
+		c := &config.Config{}
+		c.Engine.ID, c.Engine.StateFile = "AZ1", state
+		if got := apiKeyPath(c); got != want {
+			t.Errorf("state_file %q: %q, want %q", state, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
@@ -15,10 +16,19 @@ import (
 // start, mode 0600, beside the state file; `engine plan` and `engine
 // explain` trust an answer on server.listen only when it proves the key.
 
-// apiKeyPath is the key's file; "" with engine.state_file = "none" (no
-// key: the verbs compute their answers themselves).
+// apiKeyPath is the key's file: beside engine.state_file, or in the
+// default state directory named for the engine (the default state file's
+// name depends on the Placement endpoint, which may come from the
+// catalog); "" with engine.state_file = "none" (no key: the verbs compute
+// their answers themselves).
 func apiKeyPath(cfg *config.Config) string {
-	if cfg.Engine.StateFile == "" || cfg.Engine.StateFile == "none" {
+	switch cfg.Engine.StateFile {
+	case "none":
+		return ""
+	case "":
+		if p := defaultStateFile(cfg.Engine.ID, ""); p != "" {
+			return filepath.Join(filepath.Dir(p), strings.ToLower(cfg.Engine.ID)+".api-key")
+		}
 		return ""
 	}
 	return cfg.Engine.StateFile + ".api-key"
@@ -32,6 +42,9 @@ func newAPIKey(path string) ([]byte, error) {
 		return nil, nil
 	}
 	key := []byte(rand.Text() + rand.Text())
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("the API key: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".api-key-*")
 	if err != nil {
 		return nil, fmt.Errorf("the API key: %w", err)
