@@ -49,8 +49,8 @@ func TestPlantedSecretsReachNoSurface(t *testing.T) {
 		r.verb(dead, v)
 	}
 	r.daemonSurfaces()
-	if n := r.refused.Load(); n > 0 {
-		t.Errorf("the Placement proxy refused %d requests without every planted secret", n)
+	if n := r.refused.Load(); n > 0 || r.worldServed.Load() == 0 {
+		t.Errorf("%d requests refused without every planted secret; the world service answered %d", n, r.worldServed.Load())
 	}
 	if !strings.Contains(r.surfaces["engine run --config events.toml"], "[events]") {
 		t.Errorf("a surface is empty: run with [events] %q", r.surfaces["engine run --config events.toml"])
@@ -74,6 +74,7 @@ type scanRig struct {
 	proxy          string // Placement's proxy, host:port
 	node           string
 	refused        atomic.Int64
+	worldServed    atomic.Int64 // the world service's answers
 	surfaces       map[string]string
 	client         *http.Client
 }
@@ -85,6 +86,7 @@ func newScanRig(t *testing.T) *scanRig {
 		"placement.token":                "PlcTokenS3cret3",
 		"events.password_file":           "AmqpPasswordS3cret4",
 		"server.web_config_file user":    "WebBasicAuthS3cret6",
+		"plugin.services user info":      "SvcUserInfoS3cret7",
 	}, etcd: etcdtest.StartSecure(t, "/rpengine/"), dir: t.TempDir(), addr: freeAddr(t), node: uuidFor(t.Name(), 0),
 		surfaces: map[string]string{},
 		client:   &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}}
@@ -93,6 +95,7 @@ func newScanRig(t *testing.T) *scanRig {
 	hash, _ := bcrypt.GenerateFromPassword([]byte(r.sec["server.web_config_file user"]), bcrypt.MinCost)
 	r.sec["server.web_config_file hash"] = string(hash)
 	r.proxy = placementProxy(t, placementtest.Shared(t), r.sec, &r.refused)
+	world := r.worldService()
 	web := r.write("web.yml", fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  ops: %s\n", s.Cert, s.Key, hash))
 	r.cfg = r.write("config.toml", fmt.Sprintf(`[engine]
 id = "scan-%x"
@@ -114,6 +117,9 @@ cache_dir = %q
 listen = %q
 web_config_file = %q
 
+[plugin.services]
+world = %q
+
 [coord]
 etcd = [%q]
 partitions = 2
@@ -125,10 +131,31 @@ user = %q
 password_file = %q
 
 %s`, os.Getpid(), fmt.Sprintf("http://plc:%s@%s/?token=%s", r.sec["placement.endpoint user info"], r.proxy, r.sec["placement.endpoint query token"]),
-		r.sec["placement.token"], plugintest.Build(t, "plugins/fake"), plugintest.CacheDir(), r.addr, web, s.URL,
+		r.sec["placement.token"], plugintest.Build(t, "plugins/fake"), plugintest.CacheDir(), r.addr, web, world, s.URL,
 		s.CA, s.Cert, s.Key, s.User, r.write("etcd.pw", s.Password),
-		worldTOML([]worldNode{{uuid: r.node, rc: "gold", power: "power off", provision: "available"}}, nil)))
+		strings.Replace(worldTOML([]worldNode{{uuid: r.node, rc: "gold", power: "power off", provision: "available"}}, nil),
+			"[plugin.config]\n", "[plugin.config]\nworld = \"world\"\n", 1)))
 	return r
+}
+
+// worldService serves the fake plugin its one node, to a request that
+// carries the grant's user info alone; its URL holds that credential.
+func (r *scanRig) worldService() string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if _, pw, _ := req.BasicAuth(); pw != r.sec["plugin.services user info"] {
+			r.refused.Add(1)
+			http.Error(w, "a planted secret is missing", http.StatusForbidden)
+			return
+		}
+		r.worldServed.Add(1)
+		if strings.HasSuffix(req.URL.Path, "/instances") {
+			fmt.Fprint(w, `{"instances": []}`)
+			return
+		}
+		fmt.Fprintf(w, `{"nodes": [{"uuid": %q, "resource_class": "gold", "power_state": "power off", "provision_state": "available"}]}`, r.node)
+	}))
+	r.t.Cleanup(srv.Close)
+	return fmt.Sprintf("http://svc:%s@%s/w", r.sec["plugin.services user info"], strings.TrimPrefix(srv.URL, "http://"))
 }
 
 func (r *scanRig) write(name, text string) string {
