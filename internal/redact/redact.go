@@ -1,5 +1,3 @@
-// Package redact keeps credentials out of what the engine shows: the
-// status page, logs, reports, the state file and metrics.
 package redact
 
 import (
