@@ -287,7 +287,7 @@ func checkListen(cfg *config.Config, v validation) {
 	}
 	switch security, err := ops.WebSecurity(cfg.Server.WebConfigFile); {
 	case err != nil:
-		v.problem("%v", err)
+		// listed with the config's problems
 	case cfg.Server.WebConfigFile == "":
 		v.note("server.listen serves %s: anyone who reaches it reads the status page and may POST /api/v1/cycle", security)
 	default:

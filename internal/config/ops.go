@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/redact"
 )
 
@@ -210,8 +210,10 @@ func (c *Config) checkOps() []error {
 		req(c.Server.Listen != "", "server.metrics_listen", "needs server.listen (the status page and probes)")
 	}
 	if c.Server.WebConfigFile != "" {
-		err := web.Validate(c.Server.WebConfigFile)
-		req(err == nil, "server.web_config_file", "%v", err)
+		// What the start refuses (ops.WebSecurity): a broken file, or one
+		// without TLS.
+		_, err := ops.WebSecurity(c.Server.WebConfigFile)
+		req(err == nil, "server.web_config_file", "%v", strings.TrimPrefix(fmt.Sprint(err), "server.web_config_file "))
 	}
 	req(c.Server.UnhealthyAfter >= 1, "server.unhealthy_after", "must be at least 1")
 	req(c.Server.History >= 1 && c.Server.History <= 10000, "server.history", "must be in [1, 10000]")
