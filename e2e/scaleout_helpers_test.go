@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -45,6 +46,8 @@ type scaleRig struct {
 	desired   map[string]map[string]inventory // uuid → inventories
 	observer  string                          // a config that reaches etcd directly, for status
 	kube      *kubeFleet                      // set: coordinate through Kubernetes, etcd is its host:port
+	access    string                          // more [coord] keys: etcd's TLS and user
+	ttl       time.Duration                   // lease_ttl; zero: soTTL
 }
 
 type engineProc struct {
@@ -87,9 +90,9 @@ cache_dir = %q
 `, id, soInterval, placementURL, r.plugin, plugintest.CacheDir())
 	switch {
 	case withCoord && r.kube != nil:
-		text += r.kube.section(r.t, etcdURL, soPartitions, soTTL, "/rpengine/")
+		text += r.kube.section(r.t, etcdURL, soPartitions, cmp.Or(r.ttl, soTTL), "/rpengine/")
 	case withCoord:
-		text += fmt.Sprintf("\n[coord]\netcd = [%q]\npartitions = %d\nlease_ttl = %q\n", etcdURL, soPartitions, soTTL)
+		text += fmt.Sprintf("\n[coord]\netcd = [%q]\npartitions = %d\nlease_ttl = %q\n%s", etcdURL, soPartitions, cmp.Or(r.ttl, soTTL), r.access)
 	}
 	text += fmt.Sprintf("\n[plugin.config]\nnodes = %d\nseed = %d\nmaintenance_fraction = 0.25\n", soNodes, r.seed)
 	path := filepath.Join(dir, "config.toml")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -127,10 +128,12 @@ const maxAPIAnswer = 1 << 30
 // fromDaemon asks the engine running cfg for path (under /api/v1/) and
 // decodes its answer into v. asked is false, with no error, when no such
 // engine answers on server.listen (none runs, another program listens,
-// or it is older): the verb then reads the state itself. With
+// or it is older), or when the answer does not prove the daemon's API key
+// (apikey.go): the verb then reads the state itself. With
 // server.web_config_file (TLS, basic auth) the verb reads it itself too.
-func fromDaemon(ctx context.Context, cfg *config.Config, path string, v any) (asked bool, addr string, err error) {
-	if cfg.Server.Listen == "" || cfg.Server.WebConfigFile != "" {
+func fromDaemon(ctx context.Context, cfg *config.Config, path string, v any, log *slog.Logger) (asked bool, addr string, err error) {
+	keyPath := apiKeyPath(cfg)
+	if cfg.Server.Listen == "" || cfg.Server.WebConfigFile != "" || keyPath == "" {
 		return false, "", nil
 	}
 	addr = dialAddr(cfg.Server.Listen)
@@ -140,6 +143,8 @@ func fromDaemon(ctx context.Context, cfg *config.Config, path string, v any) (as
 	if err != nil {
 		return false, "", err
 	}
+	nonce := rand.Text()
+	req.Header.Set(ops.ChallengeHeader, nonce)
 	resp, err := client.Do(req)
 	if err != nil {
 		return false, "", nil // nobody there
@@ -147,6 +152,11 @@ func fromDaemon(ctx context.Context, cfg *config.Config, path string, v any) (as
 	defer resp.Body.Close()
 	if resp.Header.Get(ops.EngineIDHeader) != cfg.Engine.ID {
 		return false, "", nil // not this engine's API
+	}
+	if !provedBy(keyPath, nonce, resp.Header.Get(ops.ProofHeader)) {
+		log.Warn("server.listen answers as this engine but does not prove the daemon's key: its answer is ignored",
+			"addr", addr, "key", keyPath)
+		return false, "", nil
 	}
 	if a, ok := v.(*daemonAnswer); ok {
 		a.config, a.sha256 = resp.Header.Get(ops.ConfigHeader), resp.Header.Get(ops.ConfigSHA256Header)

@@ -38,7 +38,7 @@ func openCloud(ctx context.Context, cfg *config.Config, log *slog.Logger) (*clou
 	if err != nil {
 		return nil, err
 	}
-	c := &cloud{sess: sess, placement: cfg.Placement.Endpoint}
+	c := &cloud{sess: sess, placement: cfg.Placement.Endpoint.Raw()}
 	if c.placement == "" && !cfg.PluginOnly() {
 		if c.placement, err = sess.Endpoint("placement"); err != nil {
 			return nil, err
@@ -113,7 +113,7 @@ func authConfig(a config.Auth) auth.Config {
 		Method:                      auth.Method(a.Method),
 		Cloud:                       a.Cloud,
 		CloudsFile:                  a.CloudsFile,
-		AuthURL:                     a.AuthURL,
+		AuthURL:                     a.AuthURL.Raw(),
 		Username:                    a.Username,
 		UserID:                      a.UserID,
 		Password:                    a.Password,

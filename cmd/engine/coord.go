@@ -43,8 +43,16 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 		return nil, nil
 	}
 	div := division(cfg)
+	// A refused certificate or login stops the start, named, rather than
+	// a registration that times out.
+	if cfg.Coord.Backend != config.BackendKubernetes {
+		if err := etcdAccepts(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	cc := coord.Config{
 		Endpoints:  cfg.Coord.Etcd,
+		Access:     etcdAccess(cfg),
 		Prefix:     cfg.Coord.Prefix,
 		Member:     cfg.Engine.ID,
 		OwnerTrait: engine.OwnerTrait(cfg.Engine.ID),
@@ -57,8 +65,8 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)
 	}
-	log.Info("coordinating", "backend", cfg.Coord.Backend, "etcd", cfg.Coord.Etcd, "namespace", cfg.Coord.Namespace,
-		"division", div.String(), "prefix", cfg.Coord.Prefix)
+	log.Info("coordinating", "backend", cfg.Coord.Backend, "etcd", cfg.Coord.Etcd, "security", etcdSecurity(cfg),
+		"namespace", cfg.Coord.Namespace, "division", div.String(), "prefix", cfg.Coord.Prefix)
 	return &coordinator{c: c, root: ctx, base: policy(cfg).Scope, div: div, cfg: cfg, log: log}, nil
 }
 

@@ -74,7 +74,7 @@ func openReader(cfg *config.Config) (sharedReader, error) {
 		}
 		return kubeReader{r}, nil
 	}
-	r, err := coord.OpenReader(cfg.Coord.Etcd, cfg.Coord.Prefix)
+	r, err := coord.OpenReader(cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix)
 	if err != nil {
 		return nil, err
 	}
@@ -96,5 +96,5 @@ func readStatus(ctx context.Context, cfg *config.Config, div coord.Division) (co
 		access := coord.KubeAccess{Kubeconfig: cfg.Coord.Kubeconfig, Namespace: cfg.Coord.Namespace}
 		return coord.ReadKubeStatus(ctx, access, cfg.Coord.Prefix, div, recentMoves)
 	}
-	return coord.ReadStatus(ctx, cfg.Coord.Etcd, cfg.Coord.Prefix, div, recentMoves)
+	return coord.ReadStatus(ctx, cfg.Coord.Etcd, etcdAccess(cfg), cfg.Coord.Prefix, div, recentMoves)
 }

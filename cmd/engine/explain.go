@@ -85,11 +85,11 @@ func cmdExplain(ctx context.Context, a args, out printer, log *slog.Logger) erro
 		return err
 	}
 	var x *explanation
-	if asked, addr, err := fromDaemon(ctx, cfg, apiNodePath(a.rest[0]), &x); asked || err != nil {
+	if asked, addr, err := fromDaemon(ctx, cfg, apiNodePath(a.rest[0]), &x, log); asked || err != nil {
 		if err != nil {
 			return err
 		}
-		log.Info("explanation made by the engine running at server.listen", "addr", addr)
+		log.Info("explanation made by the engine running at server.listen (it proved the daemon's key)", "addr", addr)
 		return out.print(x, func() { x.render(out.w) })
 	}
 	// As plan: the state file is read, not locked (cloud.openState).

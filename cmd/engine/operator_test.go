@@ -93,11 +93,19 @@ func TestPluginSubcommandsTakeOutput(t *testing.T) {
 	}
 }
 
-// daemonAPI serves the ops API of engine id with one finished cycle.
-func daemonAPI(t *testing.T, id string) string {
+// daemonAPI serves the ops API of engine id with one finished cycle,
+// proving the key of a config whose state file is stateFile.
+func daemonAPI(t *testing.T, id, stateFile string) string {
 	t.Helper()
 	o := ops.New(nil)
 	o.Configure(ops.Info{EngineID: id})
+	cfg := &config.Config{}
+	cfg.Engine.ID, cfg.Engine.StateFile = id, stateFile
+	key, err := newAPIKey(apiKeyPath(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.SetAPI(&ops.API{Key: key})
 	addrs, stop, err := o.ServeWith(ops.ServeConfig{Listen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -110,14 +118,15 @@ func daemonAPI(t *testing.T, id string) string {
 // status needs no etcd: for a single engine it asks its daemon; with none
 // answering it says so.
 func TestStatusOfASingleEngine(t *testing.T) {
-	addr := daemonAPI(t, "solo")
+	state := filepath.Join(t.TempDir(), "solo.json")
+	addr := daemonAPI(t, "solo", state)
 	cfg := &config.Config{}
-	cfg.Engine.ID, cfg.Server.Listen, cfg.Engine.StateFile = "solo", addr, "/var/lib/rpengine/solo.json"
+	cfg.Engine.ID, cfg.Server.Listen, cfg.Engine.StateFile = "solo", addr, state
 	var out bytes.Buffer
 	if err := singleStatus(context.Background(), cfg, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"engine solo, state file /var/lib/rpengine/solo.json", "daemon: running at " + addr, "1 cycles", "nodes 3:", "unchanged 3"} {
+	for _, want := range []string{"engine solo, state file " + state, "daemon: running at " + addr, "1 cycles", "nodes 3:", "unchanged 3"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("status lacks %q:\n%s", want, out.String())
 		}
@@ -140,9 +149,10 @@ func TestStatusOfASingleEngine(t *testing.T) {
 // once beside this engine's daemon points at the cycle-now API instead of
 // "give each engine its own state_file".
 func TestOnceBesideTheDaemonPointsAtTheAPI(t *testing.T) {
-	addr := daemonAPI(t, "solo")
+	state := filepath.Join(t.TempDir(), "state.json")
+	addr := daemonAPI(t, "solo", state)
 	cfg := &config.Config{}
-	cfg.Engine.ID, cfg.Server.Listen = "solo", addr
+	cfg.Engine.ID, cfg.Server.Listen, cfg.Engine.StateFile = "solo", addr, state
 	inUse := fmt.Errorf("%w: state.json is in use by another engine process", engine.ErrStateInUse)
 	err := besideDaemon(context.Background(), cfg, inUse)
 	if err == nil || !strings.Contains(err.Error(), "curl -X POST http://"+addr+"/api/v1/cycle") {
@@ -176,19 +186,24 @@ func TestPlanThroughTheDaemonNamesItsConfig(t *testing.T) {
 	os.WriteFile(path, []byte("[engine]\nid = \"solo\"\n"), 0o644)
 	o := ops.New(nil)
 	o.Configure(ops.Info{EngineID: "solo", ConfigPath: path, ConfigSHA256: fileSHA256(path)})
-	o.SetAPI(&ops.API{Plan: func(context.Context) (ops.Plan, error) { return onePlan{}, nil }})
+	cfg := &config.Config{}
+	cfg.Engine.ID, cfg.Engine.StateFile = "solo", filepath.Join(filepath.Dir(path), "state.json")
+	key, err := newAPIKey(apiKeyPath(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.SetAPI(&ops.API{Plan: func(context.Context) (ops.Plan, error) { return onePlan{}, nil }, Key: key})
 	addrs, stop, err := o.ServeWith(ops.ServeConfig{Listen: "127.0.0.1:0"}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop()
-	cfg := &config.Config{}
-	cfg.Engine.ID, cfg.Server.Listen = "solo", addrs[0]
+	cfg.Server.Listen = addrs[0]
 	plan := func() string {
 		var logs bytes.Buffer
 		var r engine.Report
 		a := daemonAnswer{v: &r}
-		asked, addr, err := fromDaemon(context.Background(), cfg, "plan", &a)
+		asked, addr, err := fromDaemon(context.Background(), cfg, "plan", &a, slog.New(slog.DiscardHandler))
 		if !asked || err != nil || r.Nodes != 7 {
 			t.Fatalf("plan through the daemon: %v %v %+v", asked, err, r)
 		}

@@ -28,11 +28,11 @@ func cmdPlan(ctx context.Context, path string, asJSON bool, node string, out io.
 		q += "?node=" + url.QueryEscape(node)
 	}
 	answer := daemonAnswer{v: &r}
-	if asked, addr, err := fromDaemon(ctx, cfg, q, &answer); asked || err != nil {
+	if asked, addr, err := fromDaemon(ctx, cfg, q, &answer, log); asked || err != nil {
 		if err != nil {
 			return err
 		}
-		log.Info("plan made by the engine running at server.listen", "addr", addr)
+		log.Info("plan made by the engine running at server.listen (it proved the daemon's key)", "addr", addr)
 		configNote(log, answer, path, addr)
 		return finishReport(out, r, asJSON, func() { renderPlan(out, r, node) })
 	}

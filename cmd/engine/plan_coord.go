@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/coord"
 )
 
@@ -17,6 +18,11 @@ import (
 // the connection after the plan.
 func planShared(ctx context.Context, w *assembly, eng *engine.Engine, log *slog.Logger) (done func(), err error) {
 	cfg := w.cfg
+	if cfg.Coord.Backend != config.BackendKubernetes {
+		if err := etcdAccepts(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	r, err := openReader(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("coord: %w", err)

@@ -59,7 +59,8 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	// cycles; a cycle now is SIGUSR1's request.
 	now, asks := signalled(ctx, syscall.SIGUSR1), make(chan daemon.Ask)
 	var reader atomic.Pointer[pageReader] // the setup in use, for the node page
-	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader), Provider: pageProvider(&reader)})
+	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader),
+		Provider: pageProvider(&reader), Key: apiKey(cfg, log)})
 	co.watch(ctx, now)
 	watched, reload := watchPlugin(ctx, cfg, log)
 	loop := &daemon.Loop{
@@ -86,6 +87,16 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	return loop.Run(ctx)
 }
 
+// apiKey is a fresh key the verbs' answers are proved with (apikey.go);
+// nil, said, when it cannot be written.
+func apiKey(cfg *config.Config, log *slog.Logger) []byte {
+	key, err := newAPIKey(apiKeyPath(cfg))
+	if err != nil {
+		log.Warn("the verbs will not trust this daemon's API: they compute plans themselves", "err", err)
+	}
+	return key
+}
+
 // serve starts the listeners [server] asks for, if any; stop ends them.
 func serve(o *ops.Ops, listen ops.ServeConfig, log *slog.Logger) (stop func(), err error) {
 	if listen.Listen == "" {
@@ -95,11 +106,12 @@ func serve(o *ops.Ops, listen ops.ServeConfig, log *slog.Logger) (stop func(), e
 	if err != nil {
 		return nil, err
 	}
+	security, _ := ops.WebSecurity(listen.WebConfigFile) // ServeWith checked it
 	if len(addrs) > 1 {
-		log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+		log.Info("serving /healthz, /readyz and the status page", "addr", addrs[0], "security", security)
 		log.Info("serving /metrics", "metrics_addr", addrs[1])
 	} else {
-		log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "tls_auth", listen.WebConfigFile != "")
+		log.Info("serving /metrics, /healthz, /readyz and the status page", "addr", addrs[0], "security", security)
 	}
 	return stop, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,6 +33,11 @@ func cmdStatus(ctx context.Context, path string, asJSON bool, out io.Writer) err
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	div := division(cfg)
+	if cfg.Coord.Backend != config.BackendKubernetes {
+		if err := etcdAccepts(ctx, cfg); err != nil {
+			return err
+		}
+	}
 	st, err := readStatus(ctx, cfg, div)
 	if err != nil {
 		return err
@@ -123,9 +129,9 @@ type engineStatus struct {
 
 // singleStatus asks this engine's daemon for its last report; no etcd.
 func singleStatus(ctx context.Context, cfg *config.Config, asJSON bool, out io.Writer) error {
-	st := engineStatus{Engine: cfg.Engine.ID, StateFile: statePath(cfg.Engine.StateFile, cfg.Engine.ID, cfg.Placement.Endpoint)}
+	st := engineStatus{Engine: cfg.Engine.ID, StateFile: statePath(cfg.Engine.StateFile, cfg.Engine.ID, cfg.Placement.Endpoint.Raw())}
 	var last ops.LastReport
-	asked, addr, err := fromDaemon(ctx, cfg, "report", &last)
+	asked, addr, err := fromDaemon(ctx, cfg, "report", &last, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

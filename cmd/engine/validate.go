@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rpengine/rpengine/internal/config"
+	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
@@ -26,7 +27,7 @@ import (
 // [plugin.config], its ABI, the services it declares against the grants),
 // the state file's path and engine.id's syntax (with the config). Then it
 // checks the identity and catalog, Placement, nova's writers, the
-// plugin's services and the status server's address; a failed step skips
+// plugin's services, the status server's address and etcd; a failed step skips
 // only the steps that need it. Each problem is an `error:` line on stderr;
 // the exit status is 2 when the config has one, else 1 when anything has.
 func cmdValidate(ctx context.Context, path string, asJSON bool, out io.Writer, log *slog.Logger) error {
@@ -72,6 +73,7 @@ func (v validation) run(ctx context.Context, path string, log *slog.Logger) erro
 	v.statePath(cfg)
 	v.services(ctx, cfg, log)
 	checkListen(cfg, v)
+	checkEtcd(ctx, cfg, v)
 	return v.result()
 }
 
@@ -179,7 +181,7 @@ func (v validation) statePath(cfg *config.Config) {
 		v.note("engine.state_file = \"none\": the ownership record is kept in memory only")
 		return
 	case p == "":
-		if p = statePath("", cfg.Engine.ID, cfg.Placement.Endpoint); p == "" {
+		if p = statePath("", cfg.Engine.ID, cfg.Placement.Endpoint.Raw()); p == "" {
 			v.note("engine.state_file unset and no home directory: the ownership record is kept in memory only")
 			return
 		}
@@ -247,7 +249,7 @@ func (c *cloud) describeAuth() string {
 // resolved lists the endpoints that came from the catalog.
 func (c *cloud) resolved(cfg *config.Config) []string {
 	var out []string
-	if cfg.Placement.Endpoint == "" {
+	if cfg.Placement.Endpoint.IsZero() {
 		out = append(out, "placement = "+redact.URL(c.placement))
 	}
 	for name, v := range cfg.Plugin.Services {
@@ -277,7 +279,7 @@ func reachServices(ctx context.Context, o wasmhost.Options, v validation) {
 		url := redact.URL(raw) // what the messages show
 		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		if code, err := reachService(ctx, client, o.Credentials[name], raw); err != nil {
-			v.problem("plugin.services.%s: %s %v", name, url, err)
+			v.problem("plugin.services.%s: %s %s", name, url, redact.Text(err.Error(), raw)) // Go's client quotes raw
 		} else {
 			v.ok("service %s at %s answered %d", name, url, code)
 		}
@@ -327,8 +329,13 @@ func checkListen(cfg *config.Config, v validation) {
 		ln.Close()
 		v.ok("%s %s is free", key, addr)
 	}
-	if cfg.Server.WebConfigFile != "" {
-		v.ok("server.web_config_file %s: TLS and basic auth as it says", cfg.Server.WebConfigFile)
+	switch security, err := ops.WebSecurity(cfg.Server.WebConfigFile); {
+	case err != nil:
+		// listed with the config's problems
+	case cfg.Server.WebConfigFile == "":
+		v.note("server.listen serves %s: anyone who reaches it reads the status page and may POST /api/v1/cycle", security)
+	default:
+		v.ok("server.web_config_file %s: %s", cfg.Server.WebConfigFile, security)
 	}
 }
 

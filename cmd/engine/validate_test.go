@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
 	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
@@ -84,5 +86,30 @@ func TestValidateCleanConfig(t *testing.T) {
 	if code != 0 || errb.Len() > 0 || !strings.Contains(out.String(), "state.json can be written") ||
 		!strings.Contains(out.String(), `ok    plugin "fake"`) {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}
+
+// validate says what server.listen serves: plain HTTP without auth named
+// as such, and a web config without TLS refused, named.
+func TestValidateSaysWhatTheEndpointHas(t *testing.T) {
+	fake := placementfake.New()
+	t.Cleanup(fake.Close)
+	dir := t.TempDir()
+	web := filepath.Join(dir, "web.yml")
+	hash, _ := bcrypt.GenerateFromPassword([]byte("pw"), bcrypt.MinCost)
+	os.WriteFile(web, []byte("basic_auth_users:\n  ops: "+string(hash)+"\n"), 0o600)
+	path := daemonConfig(t, dir, fmt.Sprintf("[placement]\nendpoint = %q\ntoken = \"admin\"\n", fake.URL()), "")
+	plain, _ := os.ReadFile(path)
+	for _, c := range []struct{ text, want string }{
+		{string(plain), "note  server.listen serves plain HTTP, no authentication"},
+		{strings.Replace(string(plain), "[server]\n", fmt.Sprintf("[server]\nweb_config_file = %q\n", web), 1),
+			"error: server.web_config_file: " + web + ": no tls_server_config certificate"},
+	} {
+		os.WriteFile(path, []byte(c.text), 0o600)
+		var out bytes.Buffer
+		run(context.Background(), []string{"validate", "--config", path}, &out, &out)
+		if !strings.Contains(out.String(), c.want) || strings.Count(out.String(), "no tls_server_config") > 1 {
+			t.Errorf("no %q in:\n%s", c.want, out.String())
+		}
 	}
 }

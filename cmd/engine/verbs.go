@@ -97,7 +97,7 @@ func writeDetail(w engine.Write) string {
 // process holding it is this engine's daemon: ask it for a cycle.
 func besideDaemon(ctx context.Context, cfg *config.Config, inUse error) error {
 	var last json.RawMessage
-	asked, addr, _ := fromDaemon(ctx, cfg, "report", &last)
+	asked, addr, _ := fromDaemon(ctx, cfg, "report", &last, slog.New(slog.DiscardHandler))
 	if !asked {
 		return inUse
 	}

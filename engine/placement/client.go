@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-
-	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Microversions: MinVersion is what the engine needs (1.26: reserved may
@@ -78,7 +76,8 @@ type Client struct {
 	log      *slog.Logger
 	maxBody  int64
 	maxList  int
-	shown    string // the endpoint as errors quote it, without credentials
+	ep       endpoint // the endpoint, and as errors quote it (endpoint.go)
+	shown    string   // ep.shown
 
 	trouble trouble // failed requests in a row (trouble.go)
 
@@ -115,10 +114,11 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	pc.HTTPClient = http.Client{Timeout: timeout, Transport: observing{next, &c.requests, cfg.Observe, cfg.Logger, &c.trouble}}
 	c.sc = &gophercloud.ServiceClient{
 		ProviderClient: pc,
-		Endpoint:       strings.TrimRight(cfg.Endpoint, "/") + "/",
+		Endpoint:       newEndpoint(cfg.Endpoint).base,
 		Type:           "placement",
 	}
-	c.shown = redact.URL(c.sc.Endpoint)
+	c.ep = newEndpoint(cfg.Endpoint)
+	c.shown = c.ep.shown
 	if v := cfg.Microversion; v != "" && !less(v, MinVersion) && !less(WantVersion, v) {
 		c.sc.Microversion, c.cached = v, true
 		return c, nil
@@ -210,8 +210,8 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, ok ..
 }
 
 func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, ok []int) error {
-	u := c.sc.Endpoint + path
-	shown := c.shown + path // what errors quote: no credential
+	u := c.ep.url(path)
+	shown := c.ep.shownURL(path) // what errors quote: no credential
 	opts := &gophercloud.RequestOpts{JSONBody: in, OkCodes: ok}
 	if out != nil {
 		opts.KeepResponseBody = true
@@ -235,9 +235,9 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 		}
 		if g := GlobalRequestID(ctx); g != "" {
 			// No answer, but Placement may have logged the request.
-			return fmt.Errorf("%s %s: %w [global %s]", method, shown, err, g)
+			return fmt.Errorf("%s %s: %w [global %s]", method, shown, c.ep.hide(err), g)
 		}
-		return fmt.Errorf("%s %s: %w", method, shown, err)
+		return fmt.Errorf("%s %s: %w", method, shown, c.ep.hide(err))
 	}
 	defer func() {
 		io.CopyN(io.Discard, resp.Body, maxDrain) // drained bodies let the connection be reused
@@ -259,7 +259,7 @@ func (c *Client) doOnce(ctx context.Context, method, path string, in, out any, o
 		return fmt.Errorf("%s %s: %w", method, shown, big)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: malformed answer: %w", method, shown, err)
+		return fmt.Errorf("%s %s: malformed answer: %w", method, shown, c.ep.hide(err))
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
+	"github.com/rpengine/rpengine/internal/redact"
 	"github.com/rpengine/rpengine/internal/wasmhost"
 )
 
@@ -66,10 +67,12 @@ type Provider struct {
 
 // Placement is the [placement] table: where and how to reach Placement.
 type Placement struct {
-	Endpoint    string   `toml:"endpoint"`
-	Token       string   `toml:"token"`
-	Timeout     Duration `toml:"timeout"`
-	Connections int      `toml:"connections"`
+	// Endpoint prints redacted from the moment it is read; Raw() is for
+	// the Placement client alone.
+	Endpoint    redact.Endpoint `toml:"endpoint"`
+	Token       string          `toml:"token"`
+	Timeout     Duration        `toml:"timeout"`
+	Connections int             `toml:"connections"`
 	// NewNamesPerCycle caps the custom traits and resource classes
 	// created per cycle; the rest wait for later cycles (0: default).
 	NewNamesPerCycle int `toml:"new_names_per_cycle"`
@@ -180,6 +183,7 @@ func parseAll(text, dir string, pluginOnly bool) (*Config, []error) {
 	add(unknownKeys(md))
 	c.resolve(dir)
 	add(c.readSecrets(dir))
+	add(c.readCoordPassword(dir))
 	add(c.grantsToServices(func(p string) string { return expandCredentials(p, dir) }))
 	errs = append(errs, c.checks()...)
 	errs = append(errs, c.checkEvents(dir)...)
@@ -256,7 +260,7 @@ func (c *Config) checks() []error {
 	req(c.Engine.DeleteGrace >= 0, "engine.delete_grace", "must not be negative")
 	req(c.Engine.DeleteLimit > 0 && c.Engine.DeleteLimit <= 1, "engine.delete_limit", "must be in (0, 1]")
 	req(c.Engine.StopTimeout > 0, "engine.stop_timeout", "must be positive")
-	req(c.Placement.Endpoint != "" || c.Auth.Method != "noauth" || c.pluginOnly, "placement.endpoint",
+	req(!c.Placement.Endpoint.IsZero() || c.Auth.Method != "noauth" || c.pluginOnly, "placement.endpoint",
 		"is required with auth.method = \"noauth\" (with Keystone, the catalog supplies it)")
 	req(c.Placement.Timeout > 0, "placement.timeout", "must be positive")
 	req(c.Placement.Connections > 0, "placement.connections", "must be at least 1")

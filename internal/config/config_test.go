@@ -90,7 +90,7 @@ func FuzzParse(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, text string) {
 		c, err := Parse(text, dir)
-		if err == nil && (c.Engine.Interval <= 0 || c.Placement.Endpoint == "" || c.Plugin.Path == "") {
+		if err == nil && (c.Engine.Interval <= 0 || c.Placement.Endpoint.IsZero() || c.Plugin.Path == "") {
 			t.Fatalf("accepted an incomplete config: %+v", c)
 		}
 	})

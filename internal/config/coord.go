@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Coord is [coord]: several engines dividing one fleet through etcd. See
@@ -27,6 +29,16 @@ type Coord struct {
 	Backend    string `toml:"backend"`
 	Namespace  string `toml:"namespace"`
 	Kubeconfig string `toml:"kubeconfig"`
+	// CAFile, CertFile and KeyFile are PEM files: the CA that signed
+	// etcd's server certificate, and this engine's client certificate
+	// and key (etcd's --client-cert-auth). User and PasswordFile log in
+	// as an etcd user (coordsecret.go).
+	CAFile       string `toml:"ca_file"`
+	CertFile     string `toml:"cert_file"`
+	KeyFile      string `toml:"key_file"`
+	User         string `toml:"user"`
+	PasswordFile string `toml:"password_file"`
+	password     string // read from PasswordFile at load
 }
 
 // Coordination backends.
@@ -53,10 +65,15 @@ func (c *Config) checkCoord() []error {
 		errs = append(errs, fmt.Errorf("coord.%s: "+format, append([]any{key}, args...)...))
 	}
 	for _, e := range k.Etcd {
-		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("etcd", "%q is not an http(s)://host:port URL", e)
+		u, err := url.Parse(e)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			bad("etcd", "%q is not an http(s)://host:port URL", redact.URL(e))
+		case u.User != nil:
+			bad("etcd", "%q holds credentials, which etcd's client ignores: give coord.user and coord.password_file", redact.URL(e))
 		}
 	}
+	errs = append(errs, c.checkCoordAccess()...)
 	dynamic := k.Partitions != 0 || len(k.Shards) > 0
 	switch {
 	case dynamic && !k.Enabled():

@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Grant is one [plugin.services] entry. The short form is the endpoint
@@ -65,9 +67,9 @@ func (g *Grant) UnmarshalTOML(v any) error {
 // String never shows the password.
 func (g Grant) String() string {
 	if g.Auth == "" {
-		return g.URL
+		return redact.URL(g.URL)
 	}
-	return fmt.Sprintf("%s (auth %s)", g.URL, g.Auth)
+	return fmt.Sprintf("%s (auth %s)", redact.URL(g.URL), g.Auth)
 }
 
 // grantsToServices fills Plugin.Services (the endpoints every reader
@@ -113,7 +115,7 @@ func (c *Config) checkGrants() []error {
 		case g.Auth == "vcenter" && g.Password == "":
 			bad("auth \"vcenter\" needs password or password_file")
 		case g.Auth == "vcenter" && !httpURL(g.URL):
-			bad("auth \"vcenter\" needs an http(s) url, not %q", g.URL)
+			bad("auth \"vcenter\" needs an http(s) url, not %q", redact.URL(g.URL))
 		case g.Auth != "vcenter" && (g.User != "" || g.Password != "" || g.PasswordFile != ""):
 			bad("user and password are only for auth = \"vcenter\"")
 		}

@@ -112,3 +112,22 @@ func TestWarnsOfReadableSecrets(t *testing.T) {
 		t.Fatalf("no secret: warnings %q", cfg.Warnings())
 	}
 }
+
+// etcd's password file and client key, readable by every user, are
+// named in a warning each.
+func TestWarnsOfReadableEtcdSecrets(t *testing.T) {
+	dir := dirWithPlugin(t)
+	t.Setenv("CREDENTIALS_DIRECTORY", "")
+	pw := write(t, filepath.Join(dir, "etcd.pw"), "EtcdPw1234", 0o644)
+	key := write(t, filepath.Join(dir, "etcd.key"), "k", 0o644)
+	write(t, filepath.Join(dir, "etcd.crt"), "c", 0o644)
+	cfgPath := write(t, filepath.Join(dir, "etcd.toml"), strings.Replace(good, "[plugin]",
+		"[coord]\netcd = [\"https://e:2379\"]\nuser = \"u\"\npassword_file = \"etcd.pw\"\ncert_file = \"etcd.crt\"\nkey_file = \"etcd.key\"\n[plugin]", 1), 0o600)
+	cfg, err := Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(cfg.Warnings(), "\n"); len(cfg.Warnings()) != 2 || !strings.Contains(w, pw) || !strings.Contains(w, key) {
+		t.Fatalf("warnings %q", cfg.Warnings())
+	}
+}

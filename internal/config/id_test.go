@@ -45,7 +45,7 @@ path = "missing.wasm"
 		t.Fatal(err)
 	}
 	c, errs := Check(path)
-	if c == nil || c.Placement.Endpoint != "http://127.0.0.1:8778" {
+	if c == nil || c.Placement.Endpoint.Raw() != "http://127.0.0.1:8778" {
 		t.Fatalf("config %v: want it as far as read", c)
 	}
 	var all []string

@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/rpengine/rpengine/internal/ops"
+	"github.com/rpengine/rpengine/internal/redact"
 )
 
 // Auth is [auth]: how the engine authenticates to the cloud. See README.md.
@@ -18,10 +19,10 @@ type Auth struct {
 	Cloud      string `toml:"cloud"`
 	CloudsFile string `toml:"clouds_file"`
 
-	AuthURL  string `toml:"auth_url"`
-	Username string `toml:"username"`
-	UserID   string `toml:"user_id"`
-	Password string `toml:"password"`
+	AuthURL  redact.Endpoint `toml:"auth_url"` // prints redacted; Raw() for the Keystone client
+	Username string          `toml:"username"`
+	UserID   string          `toml:"user_id"`
+	Password string          `toml:"password"`
 	// PasswordFile (and ApplicationCredentialSecretFile) hold the secret
 	// instead, read at load; see secrets.go for $CREDENTIALS_DIRECTORY.
 	PasswordFile      string `toml:"password_file"`
@@ -107,7 +108,7 @@ func (c *Config) checkAuth() []error {
 		}
 	}
 	a.checkRequired(bad, with)
-	if a.AuthURL != "" && !httpURL(a.AuthURL) {
+	if !a.AuthURL.IsZero() && !httpURL(a.AuthURL.Raw()) {
 		bad("auth_url", "%q is not an http(s) URL", a.AuthURL)
 	}
 	if !slices.Contains(interfaces, a.Interface) {
@@ -138,7 +139,7 @@ func (a Auth) checkRequired(bad func(key, format string, args ...any), with stri
 			bad("cloud", "is required %s", with)
 		}
 	case "password":
-		if a.AuthURL == "" {
+		if a.AuthURL.IsZero() {
 			bad("auth_url", "is required %s", with)
 		}
 		if a.Username == "" && a.UserID == "" {
@@ -151,7 +152,7 @@ func (a Auth) checkRequired(bad func(key, format string, args ...any), with stri
 			bad("project_name", "(or auth.project_id) is required %s", with)
 		}
 	case "application_credential":
-		if a.AuthURL == "" {
+		if a.AuthURL.IsZero() {
 			bad("auth_url", "is required %s", with)
 		}
 		if a.ApplicationCredentialSecret == "" {
@@ -169,7 +170,7 @@ func (a Auth) checkRequired(bad func(key, format string, args ...any), with stri
 // fieldsSet lists the method-specific keys given a value.
 func (a Auth) fieldsSet() []string {
 	m := map[string]string{
-		"cloud": a.Cloud, "clouds_file": a.CloudsFile, "auth_url": a.AuthURL, "username": a.Username,
+		"cloud": a.Cloud, "clouds_file": a.CloudsFile, "auth_url": a.AuthURL.Raw(), "username": a.Username,
 		"user_id": a.UserID, "password": a.Password, "password_file": a.PasswordFile, "user_domain_name": a.UserDomainName,
 		"user_domain_id": a.UserDomainID, "project_name": a.ProjectName, "project_id": a.ProjectID,
 		"project_domain_name": a.ProjectDomainName, "project_domain_id": a.ProjectDomainID,
@@ -195,8 +196,8 @@ func (c *Config) checkOps() []error {
 			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
 		}
 	}
-	if c.Placement.Endpoint != "" {
-		req(httpURL(c.Placement.Endpoint), "placement.endpoint", "%q is not an http(s) URL", c.Placement.Endpoint)
+	if !c.Placement.Endpoint.IsZero() {
+		req(httpURL(c.Placement.Endpoint.Raw()), "placement.endpoint", "%q is not an http(s) URL", c.Placement.Endpoint)
 	}
 	names := make([]string, 0, len(c.Plugin.Services))
 	for name := range c.Plugin.Services {
@@ -210,7 +211,7 @@ func (c *Config) checkOps() []error {
 			req(v != catalogRef+":", key, "%q names no service type", v)
 			continue
 		}
-		req(httpURL(v), key, "%q is neither an http(s) URL nor \"catalog\" or \"catalog:<service type>\"", v)
+		req(httpURL(v), key, "%q is neither an http(s) URL nor \"catalog\" or \"catalog:<service type>\"", redact.URL(v))
 	}
 	if c.Server.Listen != "" {
 		_, _, err := net.SplitHostPort(c.Server.Listen)
@@ -222,8 +223,10 @@ func (c *Config) checkOps() []error {
 		req(c.Server.Listen != "", "server.metrics_listen", "needs server.listen (the status page and probes)")
 	}
 	if c.Server.WebConfigFile != "" {
-		err := web.Validate(c.Server.WebConfigFile)
-		req(err == nil, "server.web_config_file", "%v", err)
+		// What the start refuses (ops.WebSecurity): a broken file, or one
+		// without TLS.
+		_, err := ops.WebSecurity(c.Server.WebConfigFile)
+		req(err == nil, "server.web_config_file", "%v", strings.TrimPrefix(fmt.Sprint(err), "server.web_config_file "))
 	}
 	req(c.Server.UnhealthyAfter >= 1, "server.unhealthy_after", "must be at least 1")
 	req(c.Server.History >= 1 && c.Server.History <= 10000, "server.history", "must be in [1, 10000]")

@@ -92,7 +92,7 @@ func (c *Config) Warnings() []string { return c.warnings }
 
 // warnReadable notes each file holding a secret that is readable by
 // others: the config itself when it holds one inline, the secret files,
-// clouds.yaml.
+// clouds.yaml, etcd's client key.
 func (c *Config) warnReadable(path string) {
 	var files []string
 	if c.holdsSecret() {
@@ -101,6 +101,9 @@ func (c *Config) warnReadable(path string) {
 	files = append(files, c.secretFiles...)
 	if c.Auth.CloudsFile != "" {
 		files = append(files, c.Auth.CloudsFile)
+	}
+	if c.Coord.KeyFile != "" { // etcd's client key
+		files = append(files, c.Coord.KeyFile)
 	}
 	for _, g := range c.Plugin.Grants {
 		if g.PasswordFile != "" {

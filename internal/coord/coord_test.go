@@ -129,7 +129,7 @@ func TestMembersDivideAndRebalance(t *testing.T) {
 			t.Fatalf("%s of the leaver not taken", u)
 		}
 	}
-	st, err := coord.ReadStatus(context.Background(), []string{r.url}, r.prefix, div, 10)
+	st, err := coord.ReadStatus(context.Background(), []string{r.url}, coord.Access{}, r.prefix, div, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,14 +10,12 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/backoff"
 )
 
 // Config of a Coordinator.
 type Config struct {
 	Endpoints  []string
+	Access     Access        // TLS and user (dial.go)
 	Prefix     string        // the engines of one fleet share it
 	Member     string        // the engine id: unique under Prefix
 	OwnerTrait string        // the engine's owner marker trait
@@ -56,7 +54,7 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if cfg.RegisterWait == 0 {
 		cfg.RegisterWait = 2*cfg.TTL + 5*time.Second
 	}
-	cli, err := dial(cfg.Endpoints, cfg.TTL)
+	cli, err := dial(cfg.Endpoints, cfg.Access, cfg.TTL)
 	if err != nil {
 		return nil, err
 	}
@@ -76,22 +74,6 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// dial makes a client that reconnects within a fraction of the TTL after
-// etcd comes back (gRPC's default backoff grows to two minutes).
-func dial(endpoints []string, ttl time.Duration) (*clientv3.Client, error) {
-	bo := backoff.DefaultConfig
-	bo.BaseDelay, bo.MaxDelay = 100*time.Millisecond, max(ttl/4, 250*time.Millisecond)
-	cli, err := clientv3.New(clientv3.Config{
-		Endpoints:   endpoints,
-		Logger:      zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: time.Second})},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("etcd %v: %w", endpoints, err)
-	}
-	return cli, nil
 }
 
 func (c *Coordinator) waitRegistered(ctx context.Context) error {

@@ -178,9 +178,9 @@ func (c *Coordinator) RecordPlacement(ctx context.Context, id string, rev int64)
 // lease and writes nothing, for a plan beside the engine's daemon.
 type Reader struct{ c *Coordinator }
 
-// OpenReader connects to etcd at endpoints, under prefix.
-func OpenReader(endpoints []string, prefix string) (*Reader, error) {
-	cli, err := dial(endpoints, 4*time.Second)
+// OpenReader connects to etcd at endpoints with a, under prefix.
+func OpenReader(endpoints []string, a Access, prefix string) (*Reader, error) {
+	cli, err := dial(endpoints, a, 4*time.Second)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func TestReaderReadsAndNeverWrites(t *testing.T) {
 	if _, err := a.RecordPlacement(ctx, "placement-1", 0); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := coord.OpenReader([]string{r.url}, r.prefix)
+	rd, err := coord.OpenReader([]string{r.url}, coord.Access{}, r.prefix)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,8 @@ type PendingMove struct {
 
 // ReadStatus reads members, claims and moves under prefix; div is the
 // division the caller is configured with (zero: static).
-func ReadStatus(ctx context.Context, endpoints []string, prefix string, div Division, recent int) (Status, error) {
-	cli, err := dial(endpoints, 4*time.Second)
+func ReadStatus(ctx context.Context, endpoints []string, a Access, prefix string, div Division, recent int) (Status, error) {
+	cli, err := dial(endpoints, a, 4*time.Second)
 	if err != nil {
 		return Status{}, err
 	}

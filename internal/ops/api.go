@@ -52,6 +52,9 @@ type API struct {
 	// reserved without a read; failed), so the page tells what explain
 	// tells. Nil: the page says it was not read.
 	Provider func(ctx context.Context, uuid string) (engine.Observed, error)
+	// Key proves the answers are this daemon's (apiproof.go); nil: none
+	// is proved, and the verbs compute their answers themselves.
+	Key []byte
 }
 
 // EngineIDHeader names the engine (engine.id) on every API answer, so a
@@ -164,6 +167,7 @@ func (o *Ops) bounded(next http.HandlerFunc) http.Handler {
 			w.Header().Set(ConfigHeader, info.ConfigPath)
 			w.Header().Set(ConfigSHA256Header, info.ConfigSHA256)
 		}
+		o.prove(w, r)
 		if r.ContentLength > maxAPIBody {
 			apiError(w, http.StatusRequestEntityTooLarge, "request body over %d bytes: the API takes none", maxAPIBody)
 			return

@@ -75,8 +75,8 @@ func (o *Ops) Serve(addr string, log *slog.Logger) (bound string, stop func(), e
 // MetricsListen's; they may say port 0). stop shuts the servers down,
 // waiting up to five seconds for requests in flight.
 func (o *Ops) ServeWith(c ServeConfig, log *slog.Logger) (bound []string, stop func(), err error) {
-	if err := web.Validate(c.WebConfigFile); err != nil {
-		return nil, nil, fmt.Errorf("server.web_config_file %s: %w", c.WebConfigFile, err)
+	if _, err := WebSecurity(c.WebConfigFile); err != nil {
+		return nil, nil, err
 	}
 	type endpoint struct {
 		key, addr string

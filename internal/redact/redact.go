@@ -1,9 +1,8 @@
-// Package redact keeps credentials out of what the engine shows: the
-// status page, logs, reports, the state file and metrics.
 package redact
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -58,18 +57,59 @@ func secretName(k string) bool {
 }
 
 // Text returns s with every occurrence of each raw URL replaced by its
-// redacted form: for messages that quote an endpoint, such as errors.
+// redacted form, and then every credential in it (a password, a secret
+// query value) wherever it still appears: for messages that quote an
+// endpoint, such as errors, which may repeat it in pieces (a request's
+// URL is the endpoint's path, then the request's, then its query).
 func Text(s string, raws ...string) string {
 	for _, raw := range raws {
 		if r := URL(raw); r != raw && raw != "" {
 			s = strings.ReplaceAll(s, raw, r)
-			// net/http quotes a URL with the password as "***".
-			if u, err := url.Parse(raw); err == nil && u.User != nil {
-				if p, ok := u.User.Password(); ok && len(p) >= 4 { // a shorter one would mangle the text
-					s = strings.ReplaceAll(s, p, "xxxxx")
-				}
+		}
+		for _, v := range Secrets(raw) {
+			s = strings.ReplaceAll(s, v, "xxxxx")
+			if q := url.QueryEscape(v); q != v {
+				s = strings.ReplaceAll(s, q, "xxxxx")
 			}
 		}
 	}
 	return s
+}
+
+// minSecret is the shortest credential Text hides wherever it appears: a
+// shorter one would mangle the text around it.
+const minSecret = 4
+
+// Secrets lists the credentials raw holds: the password of its userinfo
+// and the values of query parameters named like a credential, each at
+// least minSecret bytes long.
+func Secrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if p, ok := u.User.Password(); ok && len(p) >= minSecret {
+		out = append(out, p)
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k, err := url.QueryUnescape(k); err != nil || !secretName(k) {
+			continue
+		}
+		// The value as written, and as a client decodes it.
+		forms := []string{v}
+		if q, err := url.QueryUnescape(v); err == nil {
+			forms = append(forms, q)
+		}
+		if p, err := url.PathUnescape(v); err == nil {
+			forms = append(forms, p)
+		}
+		for _, f := range forms {
+			if len(f) >= minSecret && !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }

@@ -29,3 +29,17 @@ func TestText(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A request's URL repeats the endpoint in pieces: its query token is
+// hidden wherever it appears, escaped or not.
+func TestTextHidesAQueryTokenInPieces(t *testing.T) {
+	raw := "http://placement:8778/p?token=T0k/en+1"
+	msg := `GET http://placement:8778/p/resource_providers?token=T0k%2Fen%2B1: refused; T0k/en+1`
+	got := Text(msg, raw)
+	if strings.Contains(got, "T0k") {
+		t.Fatalf("%q", got)
+	}
+	if s := Secrets("http://u:pw@h/?auth_token=abcd&limit=5"); len(s) != 1 || s[0] != "abcd" {
+		t.Errorf("Secrets: %q (the 2-byte password is too short to hide everywhere)", s)
+	}
+}

@@ -25,6 +25,11 @@ const EnvRequire = testenv.EnvRequire
 // election timeout is short (500 ms), which lets etcd grant 1 s leases.
 func Start(t testing.TB) string {
 	t.Helper()
+	return start(t, nil)
+}
+
+func start(t testing.TB, sec *Secure) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: not starting etcd")
 	}
@@ -35,7 +40,7 @@ func Start(t testing.TB) string {
 	dir := dataDir(t)
 	var errs []error
 	for try := 0; ; try++ {
-		url, stop, err := launch(bin, dir, try)
+		url, stop, err := launch(bin, dir, try, sec)
 		if err == nil {
 			t.Cleanup(stop)
 			return url
@@ -47,12 +52,12 @@ func Start(t testing.TB) string {
 	}
 }
 
-func launch(bin, dir string, try int) (string, func(), error) {
+func launch(bin, dir string, try int, sec *Secure) (string, func(), error) {
 	client, peer := freePort(), freePort()
 	if client == 0 || peer == 0 {
 		return "", nil, errors.New("no free port")
 	}
-	curl := "http://127.0.0.1:" + strconv.Itoa(client)
+	curl := sec.scheme() + "://127.0.0.1:" + strconv.Itoa(client)
 	purl := "http://127.0.0.1:" + strconv.Itoa(peer)
 	logPath := filepath.Join(dir, fmt.Sprintf("etcd-%d.log", try))
 	logFile, err := os.Create(logPath)
@@ -65,6 +70,7 @@ func launch(bin, dir string, try int) (string, func(), error) {
 		"--listen-peer-urls", purl, "--initial-advertise-peer-urls", purl,
 		"--initial-cluster", "test="+purl, "--heartbeat-interval", "100", "--election-timeout", "500",
 		"--logger", "zap", "--log-outputs", "stderr", "--log-level", "warn")
+	cmd.Args = append(cmd.Args, sec.flags()...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Killed with the test binary even if it dies without cleanups.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -82,7 +88,7 @@ func launch(bin, dir string, try int) (string, func(), error) {
 			<-exited
 		}
 	}
-	hc := &http.Client{Timeout: time.Second}
+	hc := &http.Client{Timeout: time.Second, Transport: sec.transport()}
 	last := "no answer"
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		select {

@@ -13,6 +13,7 @@ import (
 // between one client and etcd would (but faster to notice).
 type Proxy struct {
 	l      net.Listener
+	scheme string
 	target string
 
 	mu      sync.Mutex
@@ -28,14 +29,16 @@ func NewProxy(t testing.TB, targetURL string) *Proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{l: l, target: strings.TrimPrefix(targetURL, "http://"), conns: map[net.Conn]bool{}}
+	scheme, target, _ := strings.Cut(targetURL, "://")
+	p := &Proxy{l: l, scheme: scheme, target: target, conns: map[net.Conn]bool{}}
 	go p.serve()
 	t.Cleanup(func() { l.Close(); p.Sever() })
 	return p
 }
 
-// URL is the proxy's client URL.
-func (p *Proxy) URL() string { return "http://" + p.l.Addr().String() }
+// URL is the proxy's client URL, of the target's scheme (TLS passes
+// through).
+func (p *Proxy) URL() string { return p.scheme + "://" + p.l.Addr().String() }
 
 // Sever cuts every connection and refuses new ones until Heal.
 func (p *Proxy) Sever() {
