@@ -254,9 +254,17 @@ func (g *gate) resolve(service, rel string) (string, error) {
 	if !strings.HasPrefix(rel, "/") {
 		return "", fmt.Errorf("path %q must start with /", rel)
 	}
-	u, err := url.Parse(strings.TrimSuffix(base.String(), "/") + rel)
+	// The path joins the endpoint's path; the endpoint's query (a
+	// ?token=) goes after it, with the request's own: appended to the
+	// whole URL, it swallowed the path.
+	noQuery := *base
+	noQuery.RawQuery, noQuery.Fragment = "", ""
+	u, err := url.Parse(strings.TrimSuffix(noQuery.String(), "/") + rel)
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", rel, err)
+	}
+	if base.RawQuery != "" {
+		u.RawQuery = strings.TrimSuffix(base.RawQuery+"&"+u.RawQuery, "&")
 	}
 	prefix := strings.TrimSuffix(base.Path, "/") + "/"
 	if u.Scheme != base.Scheme || u.Host != base.Host || !strings.HasPrefix(path.Clean(u.Path)+"/", prefix) {

@@ -27,6 +27,7 @@ func TestGateResolve(t *testing.T) {
 	g := testGate(t, map[string]string{
 		"baremetal": "http://ironic:6385",
 		"compute":   "https://cloud.example/compute/v2.1/",
+		"tokened":   "http://world:8080/w?token=SvcTok12345",
 	})
 	cases := []struct{ service, path, want, err string }{
 		{"baremetal", "/v1/nodes?limit=1000", "http://ironic:6385/v1/nodes?limit=1000", ""},
@@ -38,7 +39,10 @@ func TestGateResolve(t *testing.T) {
 		{"baremetal", "//evil.example/x", "http://ironic:6385//evil.example/x", ""},
 		{"baremetal", "@evil.example/x", "", "must start with /"},
 		{"baremetal", "", "", "must start with /"},
-		{"identity", "/v3", "", `service "identity" is not granted (granted in [plugin.services]: baremetal, compute)`},
+		{"tokened", "/nodes", "http://world:8080/w/nodes?token=SvcTok12345", ""},
+		{"tokened", "/nodes?limit=5", "http://world:8080/w/nodes?token=SvcTok12345&limit=5", ""},
+		{"tokened", "/../x", "", "leaves the tokened endpoint"},
+		{"identity", "/v3", "", `service "identity" is not granted (granted in [plugin.services]: baremetal, compute, tokened)`},
 		{"", "/v3", "", `service "" is not granted`},
 	}
 	for _, c := range cases {
