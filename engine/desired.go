@@ -112,6 +112,9 @@ type Policy struct {
 	MayTakeOver func(owner string) bool
 	// Nova is set when nova-compute writes the same providers (nova.go).
 	Nova Beside
+
+	// AggregateRules add aggregates by the node's fields (aggregates.go).
+	AggregateRules AggregateRules
 }
 
 // nodeKey is a node's lowercased uuid and its index in the listing.
@@ -306,7 +309,7 @@ func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, 
 	if !hostabi.ValidUUID(n.UUID) {
 		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}
-	d := Desired{UUID: id, Aggregates: sh.aggregates, NodeName: n.Name}
+	d := Desired{UUID: id, Aggregates: sh.aggregatesOf(n), NodeName: n.Name}
 	d.Name = d.UUID
 	var err error
 	switch {
@@ -342,6 +345,8 @@ func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, 
 type shared struct {
 	base, aggregates []string
 	inventories      map[inventoryKey]map[string]placement.Inventory
+	rules            AggregateRules
+	byRule           [][]string // each rule's aggregates (aggregates.go)
 }
 
 type inventoryKey struct {
@@ -354,6 +359,8 @@ func newShared(pol Policy) *shared {
 		base:        sortedSet(append([]string{pol.OwnerTrait}, pol.MarkerTraits...)),
 		aggregates:  sortedSet(pol.Aggregates),
 		inventories: map[inventoryKey]map[string]placement.Inventory{},
+		rules:       pol.AggregateRules,
+		byRule:      ruleAggregates(pol),
 	}
 }
 
