@@ -42,6 +42,14 @@ type AggregateRules []AggregateRule
 
 // Match returns the index of the first rule that matches n, or -1.
 func (rs AggregateRules) Match(n *hostabi.Node) int {
+	return rs.match(n, nil, baremetal.NormalizeResourceClass)
+}
+
+// match is Match with the rules' classes already normalised (classes[i],
+// when classes is not nil) and norm normalising the node's: the desired
+// state passes both cached, since normalising allocates (at 100,000 nodes
+// and a class rule, six allocations a node).
+func (rs AggregateRules) match(n *hostabi.Node, classes []string, norm func(string) string) int {
 	class := ""
 	for i := range rs {
 		r := &rs[i]
@@ -52,10 +60,19 @@ func (rs AggregateRules) Match(n *hostabi.Node) int {
 			continue
 		}
 		if r.ResourceClass != nil {
-			if class == "" { // normalised once a node, only when a rule asks
-				class = baremetal.NormalizeResourceClass(n.ResourceClass)
+			if n.ResourceClass == "" {
+				continue
 			}
-			if n.ResourceClass == "" || baremetal.NormalizeResourceClass(*r.ResourceClass) != class {
+			if class == "" { // normalised once a node, only when a rule asks
+				class = norm(n.ResourceClass)
+			}
+			want := ""
+			if classes != nil {
+				want = classes[i]
+			} else {
+				want = norm(*r.ResourceClass)
+			}
+			if want != class {
 				continue
 			}
 		}
@@ -89,13 +106,17 @@ func (r AggregateRule) Describe() string {
 
 // ruleAggregates are each rule's aggregates joined with the ones every
 // provider gets, built once per cycle: providers of one rule share one
-// slice, as those of no rule share shared.aggregates.
-func ruleAggregates(pol Policy) [][]string {
-	out := make([][]string, len(pol.AggregateRules))
+// slice, as those of no rule share shared.aggregates. classes are the
+// rules' classes normalised ("" where a rule has none).
+func ruleAggregates(pol Policy) (aggs [][]string, classes []string) {
+	aggs, classes = make([][]string, len(pol.AggregateRules)), make([]string, len(pol.AggregateRules))
 	for i, r := range pol.AggregateRules {
-		out[i] = sortedSet(slices.Concat(pol.Aggregates, r.Aggregates))
+		aggs[i] = sortedSet(slices.Concat(pol.Aggregates, r.Aggregates))
+		if r.ResourceClass != nil {
+			classes[i] = baremetal.NormalizeResourceClass(*r.ResourceClass)
+		}
 	}
-	return out
+	return aggs, classes
 }
 
 // aggregatesOf is the aggregates node n's provider should be in: those of
@@ -104,8 +125,22 @@ func (sh *shared) aggregatesOf(n *hostabi.Node) []string {
 	if len(sh.rules) == 0 {
 		return sh.aggregates
 	}
-	if i := sh.rules.Match(n); i >= 0 {
+	if i := sh.rules.match(n, sh.ruleClasses, sh.className); i >= 0 {
 		return sh.byRule[i]
 	}
 	return sh.aggregates
+}
+
+// className is a node's class normalised, remembered for the cycle: a
+// fleet has a handful of classes.
+func (sh *shared) className(rc string) string {
+	if c, ok := sh.classNames[rc]; ok {
+		return c
+	}
+	if sh.classNames == nil {
+		sh.classNames = map[string]string{}
+	}
+	c := baremetal.NormalizeResourceClass(rc)
+	sh.classNames[rc] = c
+	return c
 }

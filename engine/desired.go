@@ -345,8 +345,11 @@ func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, 
 type shared struct {
 	base, aggregates []string
 	inventories      map[inventoryKey]map[string]placement.Inventory
-	rules            AggregateRules
-	byRule           [][]string // each rule's aggregates (aggregates.go)
+	// The aggregate rules, each one's aggregates and class (aggregates.go).
+	rules       AggregateRules
+	byRule      [][]string
+	ruleClasses []string
+	classNames  map[string]string
 }
 
 type inventoryKey struct {
@@ -355,13 +358,14 @@ type inventoryKey struct {
 }
 
 func newShared(pol Policy) *shared {
-	return &shared{
+	sh := &shared{
 		base:        sortedSet(append([]string{pol.OwnerTrait}, pol.MarkerTraits...)),
 		aggregates:  sortedSet(pol.Aggregates),
 		inventories: map[inventoryKey]map[string]placement.Inventory{},
 		rules:       pol.AggregateRules,
-		byRule:      ruleAggregates(pol),
 	}
+	sh.byRule, sh.ruleClasses = ruleAggregates(pol)
+	return sh
 }
 
 func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inventory, error) {
