@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/testing/ironictest"
+	"github.com/rpengine/rpengine/internal/testing/novatest"
 	"github.com/rpengine/rpengine/internal/testing/placementtest"
 	"github.com/rpengine/rpengine/internal/testing/plugintest"
 )
@@ -36,10 +38,15 @@ aggregates = ["` + zoneAggB + `"]
 // map_az_to_placement_aggregate asks).
 func zoneCandidates(t *testing.T, url, class, memberOf string) []string {
 	t.Helper()
+	return candidatesOf(t, url, fmt.Sprintf("/allocation_candidates?resources=%s:1&member_of=%s", class, memberOf))
+}
+
+// candidatesOf is the providers an allocation candidates query returns.
+func candidatesOf(t *testing.T, url, path string) []string {
+	t.Helper()
 	var out struct {
 		Summaries map[string]any `json:"provider_summaries"`
 	}
-	path := fmt.Sprintf("/allocation_candidates?resources=%s:1&member_of=%s", class, memberOf)
 	if code := placementGet(t, url, path, &out); code != 200 {
 		t.Fatalf("GET %s: %d", path, code)
 	}
@@ -80,6 +87,23 @@ func TestZonesByShard(t *testing.T) {
 			t.Fatalf("member_of=%s (%s): %v, want %v", agg, g, got, want)
 		}
 	}
+
+	// The same question as nova's scheduler asks it: its own code builds
+	// the query for a boot in each zone (a subtest: without nova, only
+	// it skips).
+	t.Run("nova's query", func(t *testing.T) {
+		for zone, g := range map[string]string{"az-a": "rack-a", "az-b": "rack-b"} {
+			agg := map[string]string{"az-a": zoneAggA, "az-b": zoneAggB}[zone]
+			q := novatest.AZQuery(t, t.TempDir(), zone, agg)
+			if !strings.Contains(q, "member_of=in%3A"+agg) {
+				t.Fatalf("nova's query for %s has no member_of its aggregate: %s", zone, q)
+			}
+			want := slices.Sorted(slices.Values(groups[g]))
+			if got := candidatesOf(t, url, "/allocation_candidates?"+q); !slices.Equal(got, want) {
+				t.Fatalf("nova's query for zone %s (%s): %v, want %v", zone, q, got, want)
+			}
+		}
+	})
 
 	moved := groups["rack-a"][0]
 	c.SetShard(t, moved, "rack-b")
