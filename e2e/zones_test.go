@@ -126,6 +126,10 @@ func TestZonesByShard(t *testing.T) {
 	if got := zoneCandidates(t, url, "CUSTOM_BAREMETAL_GOLD", zoneAggA); slices.Contains(got, moved) || len(got) != 1 {
 		t.Fatalf("after the move, member_of=A: %v, want rack-a's one node", got)
 	}
+	res := runEngine(t, "explain", "--config", cfg, moved)
+	if want := `zone az-b: provider.aggregate_rules[1] (shard="rack-b") puts it in ` + zoneAggB; res.code != 0 || !strings.Contains(res.stdout, want) {
+		t.Fatalf("explain: exit %d, no %q in:\n%s%s", res.code, want, res.stdout, res.stderr)
+	}
 }
 
 // zonePoll reads one provider's aggregates and the candidates of both
