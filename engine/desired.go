@@ -116,6 +116,9 @@ type Policy struct {
 	MayTakeOver func(owner string) bool
 	// Nova is set when nova-compute writes the same providers (nova.go).
 	Nova Beside
+
+	// AggregateRules add aggregates by the node's fields (aggregates.go).
+	AggregateRules AggregateRules
 }
 
 // nodeKey is a node's lowercased uuid and its index in the listing.
@@ -310,7 +313,7 @@ func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, 
 	if !hostabi.ValidUUID(n.UUID) {
 		return Desired{}, coded(CodeBadUUID, fmt.Errorf("uuid %q is not a UUID", cut(n.UUID)))
 	}
-	d := Desired{UUID: id, Aggregates: sh.aggregates, NodeName: n.Name}
+	d := Desired{UUID: id, Aggregates: sh.aggregatesOf(n), NodeName: n.Name}
 	d.Name = d.UUID
 	var err error
 	switch {
@@ -347,6 +350,11 @@ func desiredProvider(n *hostabi.Node, id string, hasInstance bool, pol *Policy, 
 type shared struct {
 	base, aggregates []string
 	inventories      map[inventoryKey]map[string]placement.Inventory
+	// The aggregate rules, each one's aggregates and class (aggregates.go).
+	rules       AggregateRules
+	byRule      [][]string
+	ruleClasses []string
+	classNames  map[string]string
 }
 
 type inventoryKey struct {
@@ -355,11 +363,14 @@ type inventoryKey struct {
 }
 
 func newShared(pol Policy) *shared {
-	return &shared{
+	sh := &shared{
 		base:        sortedSet(append([]string{pol.OwnerTrait}, pol.MarkerTraits...)),
 		aggregates:  sortedSet(pol.Aggregates),
 		inventories: map[inventoryKey]map[string]placement.Inventory{},
+		rules:       pol.AggregateRules,
 	}
+	sh.byRule, sh.ruleClasses = ruleAggregates(pol)
+	return sh
 }
 
 func (sh *shared) bareMetal(rc string, reserved bool) (map[string]placement.Inventory, error) {

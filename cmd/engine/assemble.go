@@ -174,6 +174,8 @@ func policy(cfg *config.Config) engine.Policy {
 		Aggregates:   cfg.Provider.Aggregates,
 		Scope:        engine.Scope{Shards: cfg.Scope.Shards, ConductorGroups: cfg.Scope.ConductorGroups},
 		Nova:         beside(cfg),
+
+		AggregateRules: cfg.AggregateRules(),
 	}
 }
 

@@ -65,7 +65,8 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	}
 	w.info = ops.Info{EngineID: cfg.Engine.ID, Plugin: a.plugin.Name(), PluginVersion: pi.Version, Placement: redact.URL(a.cloud.placement),
 		Auth: a.cloud.sess.String(), Interval: cfg.Engine.Interval.D(), UnhealthyAfter: cfg.Server.UnhealthyAfter,
-		History: cfg.Server.History, LoadedAt: time.Now(), ConfigPath: absPath(path), ConfigSHA256: fileSHA256(path)}
+		History: cfg.Server.History, LoadedAt: time.Now(), ConfigPath: absPath(path), ConfigSHA256: fileSHA256(path),
+		Zones: cfg.AggregateRules()}
 	o.Metrics.SetPlugin(pi.Name, pi.Version, strconv.Itoa(int(pi.ABIVersion)))
 	log.Info("configuration loaded", "config", path, "plugin", a.plugin.Name(),
 		"placement", redact.URL(a.cloud.placement), "microversion", a.pc.Microversion(), "auth", a.cloud.sess.String())

@@ -32,6 +32,8 @@ type explanation struct {
 	Errors   []engine.Error  `json:"errors,omitempty"`
 	Holds    []string        `json:"holds,omitempty"` // this engine's hold consumers on it
 	Owner    string          `json:"owner,omitempty"` // another engine's owner trait on it
+
+	Zone *zoneView `json:"zone,omitempty"` // the aggregate rule that places it (explain_zone.go)
 }
 
 // providerView is one provider as Placement holds it.
@@ -123,6 +125,7 @@ func explain(ctx context.Context, node string, r engine.Report, eng *engine.Engi
 	if err != nil {
 		return nil, err
 	}
+	x.Zone = x.zoneOf(w.cfg.AggregateRules())
 	if err := x.readPlacement(ctx, w.pc, engine.OwnerTrait(w.cfg.Engine.ID)); err != nil {
 		return nil, fmt.Errorf("placement: %w", err)
 	}

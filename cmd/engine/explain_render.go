@@ -32,6 +32,7 @@ func (x *explanation) render(out io.Writer) {
 		if len(n.Traits) > 0 {
 			fmt.Fprintf(out, "  traits %s\n", strings.Join(n.Traits, " "))
 		}
+		x.renderZone(out)
 	} else {
 		fmt.Fprintln(out, "  not listed by the plugin")
 	}

@@ -236,6 +236,7 @@ func (v validation) services(ctx context.Context, cfg *config.Config, log *slog.
 		}
 	}
 	reachServices(ctx, c.pluginOptions(cfg, log), v)
+	checkZones(ctx, cfg, c.pluginOptions(cfg, log), v)
 }
 
 // describeAuth says who the engine is, and for how long, without secrets.

@@ -63,6 +63,9 @@ type Scope struct {
 type Provider struct {
 	MarkerTraits []string `toml:"marker_traits"`
 	Aggregates   []string `toml:"aggregates"`
+
+	// AggregateRules add aggregates by the node's fields (aggregates.go).
+	AggregateRules []AggregateRule `toml:"aggregate_rules"`
 }
 
 // Placement is the [placement] table: where and how to reach Placement.
@@ -287,6 +290,7 @@ func (c *Config) checks() []error {
 	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
 	errs = append(errs, c.checkNova()...)
+	errs = append(errs, c.checkAggregates()...)
 	return errs
 }
 

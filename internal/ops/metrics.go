@@ -37,6 +37,8 @@ type Metrics struct {
 	plugin        pluginMetrics            // plugin_metrics.go
 	byReason      nodeMetrics              // node_metrics.go
 	auth          authMetrics
+
+	capacity *prometheus.GaugeVec // nodes by class, state and zone (capacity.go)
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -94,6 +96,7 @@ func NewMetrics() *Metrics {
 	}
 	m.registerPlugin()
 	m.registerNodes()
+	m.registerCapacity()
 	m.registerAuth()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -29,6 +29,8 @@ type Info struct {
 	// a verb answered by the daemon can say which config it used and
 	// whether the file changed since.
 	ConfigPath, ConfigSHA256 string
+	// Zones are provider.aggregate_rules, for the capacity table.
+	Zones engine.AggregateRules
 }
 
 // Ops gathers what the daemon shows: metrics, health, the recent cycles
@@ -56,6 +58,8 @@ type Ops struct {
 	bus      bus    // the event source, if any (bus.go)
 	finished int    // cycles recorded since start
 	api      apiState
+	// capacityRows: the last cycle's capacity table (capacity.go).
+	capacityRows []CapacityRow
 	// allocBusy: one node page at a time reads Placement (allocations.go).
 	allocBusy sync.Mutex
 }
@@ -136,6 +140,7 @@ func (o *Ops) CycleDone(r engine.Report, start time.Time) Outcome {
 	o.Metrics.cycle(r, out, end)
 	o.health.cycleDone(out, end)
 	o.nodes.finished()
+	o.countCapacity()
 	rows, total := o.drift.take()
 	rows = append(rows, errorRows(r.Errors)...)
 	total += len(r.Errors)
@@ -213,6 +218,7 @@ type Status struct {
 	Cycles        []Cycle      // newest first
 	Failing       []Dependency // the outside services failing now
 	Bus           *BusState    // nil without [events]
+	Capacity      []CapacityRow
 }
 
 // Snapshot copies the current status.
@@ -222,6 +228,7 @@ func (o *Ops) Snapshot() Status {
 	s.Healthy, s.HealthyReason = o.Healthy()
 	s.Failing = o.Failing()
 	s.Bus = o.busState()
+	s.Capacity = o.Capacity()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	s.Info, s.Running, s.Done, s.Total = o.info, o.running, o.done, o.total
