@@ -9,8 +9,10 @@ import (
 // it gave, so an operator can find it at the source; the good records
 // around it are untouched.
 func TestInvalidRecordNamedByPluginPositionAndName(t *testing.T) {
-	doc := `{"nodes":[{"uuid":"ok","resource_class":"gold"},{"uuid":7,"name":"rack1-n07"},{"uuid":8}],"complete":true}`
-	got, err := decodeNodes(doc, Limits{MaxRecords: 3, MaxField: 64, MaxTraits: 2}, 1<<20)
+	long := strings.Repeat("n", 100)
+	doc := `{"nodes":[{"uuid":"ok","resource_class":"gold"},{"uuid":7,"name":"rack1-n07"},{"uuid":8},` +
+		`{"uuid":"5d7e0f5c-0000-4000-8000-000000000000","name":"` + long + `"}],"complete":true}`
+	got, err := decodeNodes(doc, Limits{MaxRecords: 4, MaxField: 64, MaxTraits: 2}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,5 +27,9 @@ func TestInvalidRecordNamedByPluginPositionAndName(t *testing.T) {
 		if bad := got.Nodes[i].Invalid; bad == nil || !strings.Contains(bad.Reason, want) {
 			t.Errorf("record %d: %+v, want %q", i+1, bad, want)
 		}
+	}
+	// A refused record with a uuid is named by it: no prefix to repeat.
+	if bad := got.Nodes[3].Invalid; bad == nil || strings.Contains(bad.Reason, "plugin ironic") {
+		t.Errorf("record 4: %+v", bad)
 	}
 }
