@@ -9,6 +9,9 @@
 // (Retry); errors name Placement's title, detail and request id.
 //
 // It must never clear inventories with DELETE (that carries no
-// generation: use SetInventories with an empty map) and never touch
-// allocations.
+// generation: use SetInventories with an empty map), and never write
+// allocations but the engine's own hold consumers (Reshape,
+// DeleteConsumer: engine/hold.go derives their uuids; every other
+// consumer is read only). Writes are sent only through the ownership
+// record's writer (engine/internal/record; make check's writecheck).
 package placement
