@@ -21,15 +21,19 @@ type Proxy struct {
 	conns   map[net.Conn]bool
 }
 
-// NewProxy forwards a new loopback port to targetURL's host:port; it is
-// closed when the test ends.
+// NewProxy forwards a new loopback port to targetURL's host:port (a
+// URL, or a bare host:port taken as http); it is closed when the test
+// ends.
 func NewProxy(t testing.TB, targetURL string) *Proxy {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	scheme, target, _ := strings.Cut(targetURL, "://")
+	scheme, target, ok := strings.Cut(targetURL, "://")
+	if !ok { // a bare host:port: plain http
+		scheme, target = "http", targetURL
+	}
 	p := &Proxy{l: l, scheme: scheme, target: target, conns: map[net.Conn]bool{}}
 	go p.serve()
 	t.Cleanup(func() { l.Close(); p.Sever() })
