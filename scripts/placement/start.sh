@@ -43,7 +43,11 @@ echo $! > "$dir/api.pid"
 
 url=http://127.0.0.1:$port
 tries=0
-until curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$url/resource_providers"; do
+# Ready once serve.py says it bound the port itself (another Placement
+# that took the port first would answer the curl too, and a demo would
+# write into it) and it answers.
+until grep -q "placement listening on 127.0.0.1:$port" "$dir/api.log" &&
+	curl -sf -o /dev/null -H 'X-Auth-Token: admin' "$url/resource_providers"; do
 	if ! kill -0 "$(cat "$dir/api.pid")" 2>/dev/null; then
 		echo "placement exited; see $dir/api.log:" >&2
 		tail -20 "$dir/api.log" >&2
