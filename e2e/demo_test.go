@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,7 +74,9 @@ func demoEnv(bin, fake string) []string {
 
 func demoCmd(root, dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(root, "scripts/demo.sh"), args...)
-	cmd.Env = append(env, "RPENGINE_DEMO_DIR="+dir)
+	// A copy: appended to env itself, two demos started at once could
+	// share one backing array and both run in the last dir written.
+	cmd.Env = append(slices.Clip(env), "RPENGINE_DEMO_DIR="+dir)
 	return cmd
 }
 
