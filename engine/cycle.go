@@ -59,6 +59,10 @@ type cycle struct {
 	spare       *spareLists     // this cycle's desired list and node order (desired.go)
 	changeLists atomic.Int64    // outcomes with changes so far (outcome.go)
 	left        map[string]bool // providers of nodes that left the scope, reserved (reserveLeft)
+	whole       bool            // a full cycle (order.go)
+	leave       func()          // releases the write gate (order.go), nil when not held
+	newer       atomic.Int64    // providers left to a newer node sync (order.go)
+	outran      bool            // a later full cycle wrote first: this run wrote nothing (order.go)
 }
 
 // Cycle runs one reconcile: nodes, then instances, then one listing of
@@ -91,6 +95,7 @@ func (e *Engine) newPlan() *cycle {
 
 func (c *cycle) run(ctx context.Context, r run) Report {
 	c.e.emit(CycleStarted{At: c.start, Plan: c.dry})
+	defer c.release()
 	c.sweep(ctx, r)
 	return c.finish()
 }
@@ -262,10 +267,15 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 		c.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, c.budgetWaits))
 	}
 	c.r.ForeignRewrites = int(c.foreign.Swap(0))
+	c.r.LeftToNodeSyncs = int(c.newer.Swap(0))
 }
 
 // syncAt syncs desired provider i, d.
 func (c *cycle) syncAt(ctx context.Context, i int, d Desired, listed map[string]placement.Generation) (outcome, int, error) {
+	if c.newerThanCycle(d.UUID) {
+		c.newer.Add(1)
+		return unchanged, 0, nil
+	}
 	if c.settled != nil && c.settled[i] {
 		return c.syncSettled(d)
 	}

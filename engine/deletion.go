@@ -20,6 +20,9 @@ import (
 // upstream.
 func (c *cycle) reapVanished(ctx context.Context, nodes listedNodes, desired []Desired, owned map[string]placement.Generation) {
 	candidates := c.ownCandidates(vanished(nodes.uuids, desired, owned, c.gens))
+	// A node a node sync read after this cycle's listing began (a node
+	// enrolled meanwhile) is not unlisted: it is newer than the listing.
+	candidates = slices.DeleteFunc(candidates, c.newerThanCycle)
 	if len(candidates) == 0 {
 		return
 	}

@@ -91,6 +91,7 @@ type Engine struct {
 	quiet quiet          // providers left as they are while their generation holds (quiet.go)
 	rec   *record.Keeper // the ownership record: the state file, and the shared store with [coord] (recordshare.go)
 	spare spareDesired   // the last cycle's desired list, for the next (desired.go)
+	order order          // node syncs beside a full cycle (order.go)
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpengine/rpengine/engine/baremetal"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/hostabi"
 )
@@ -30,6 +31,9 @@ type NodeSyncReport struct {
 	Missing []string
 	// Written lists the nodes whose provider was created or updated.
 	Written []string
+	// Outrun says a full cycle that began after this node sync's read
+	// wrote first: the node sync wrote nothing (engine/order.go).
+	Outrun bool
 	// FullCycle says why a full cycle should follow now ("" if none).
 	FullCycle string
 	End       time.Time
@@ -50,7 +54,7 @@ func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) 
 	c := e.newCycle()
 	uuids = distinctUUIDs(uuids)
 	r.Asked = len(uuids)
-	defer func() { c.finishNodeSync(&r) }()
+	defer func() { c.finishNodeSync(&r); c.release() }()
 	if e.pol.Nova.Enabled {
 		r.FullCycle = "beside nova the holds are kept by full cycles"
 		return r
@@ -64,7 +68,8 @@ func (e *Engine) SyncNodes(ctx context.Context, src NodeReader, uuids []string) 
 }
 
 // nodeRun is the selection of a cycle's steps for a node sync: the nodes
-// read from src, the providers' generations from the cache.
+// read from src, the providers' generations from the cache. A node of
+// ours the source did not return is reserved at once (goneNow).
 func nodeRun(src NodeReader, uuids []string, r *NodeSyncReport) run {
 	return run{
 		observe: func(ctx context.Context, c *cycle) (listedNodes, []Desired, bool) {
@@ -77,8 +82,46 @@ func nodeRun(src NodeReader, uuids []string, r *NodeSyncReport) run {
 			return listedNodes{}, desired, true
 		},
 		providers: func(_ context.Context, c *cycle, desired []Desired) (map[string]placement.Generation, bool) {
-			return c.cachedGenerations(desired), true
+			listed := c.cachedGenerations(desired)
+			for _, u := range c.ours(r.Missing) {
+				k, _ := c.state.get(u)
+				listed[u] = k.Generation
+			}
+			return listed, true
 		},
+		gone: func(ctx context.Context, c *cycle, listed map[string]placement.Generation) {
+			c.goneNow(ctx, c.ours(r.Missing), listed)
+		},
+	}
+}
+
+// ours keeps the uuids whose provider the cache says is this engine's.
+func (c *cycle) ours(uuids []string) []string {
+	var out []string
+	for _, u := range uuids {
+		if k, ok := c.state.get(u); ok && k.Generation != "" && !k.Pending && slices.Contains(k.Observed.Traits, c.e.pol.OwnerTrait) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// goneNow fully reserves the providers of nodes of ours the source did
+// not return (deleted, or no longer visible): the doubt of a first proof,
+// at once rather than at the next full cycle. Only a full cycle's proofs
+// delete; the node's next sync, once the source returns it, releases it.
+func (c *cycle) goneNow(ctx context.Context, gone []string, listed map[string]placement.Generation) {
+	ds := make([]doubtful, 0, len(gone))
+	for _, u := range gone {
+		ds = append(ds, doubtful{u, baremetal.ReservedPendingDeletion, listed[u], ""})
+	}
+	reserved := c.reserveDoubts(ctx, ds)
+	for _, u := range gone {
+		if reserved[u] {
+			c.outcome(Outcome{Node: u, Kind: KindPendingDeletion, Reserved: string(baremetal.ReservedPendingDeletion),
+				Message: "not returned by the source (deleted?): fully reserved until a full cycle's proofs decide"}, Observed{})
+			c.r.Reserved[string(baremetal.ReservedPendingDeletion)]++
+		}
 	}
 }
 
@@ -109,7 +152,7 @@ func (c *cycle) readNodes(ctx context.Context, src NodeReader, uuids []string, r
 	}
 	c.forgetProofs(in) // a node read again is not gone
 	if len(in) == 0 {
-		return nil, nil, false
+		return nil, nil, len(c.ours(r.Missing)) > 0 // only reserving is left to do
 	}
 	ask := make([]string, len(in))
 	for i, n := range in {
@@ -153,7 +196,7 @@ func (c *cycle) finishNodeSync(r *NodeSyncReport) {
 			r.Written = append(r.Written, o.Node)
 		}
 	}
-	r.End = time.Now()
+	r.End, r.Outrun = time.Now(), c.outran
 	r.DurationMS = r.End.Sub(c.start).Milliseconds()
 	switch {
 	case r.FullCycle != "":

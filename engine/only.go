@@ -31,6 +31,7 @@ func (e *Engine) CycleOnly(ctx context.Context, only []string) OnlyReport {
 	c := e.newCycle()
 	c.e.emit(CycleStarted{At: c.start})
 	var unknown []string
+	defer c.release()
 	c.sweep(ctx, namedRun(only, &unknown))
 	return OnlyReport{Report: c.finish(), Unknown: unknown}
 }

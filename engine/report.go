@@ -161,6 +161,9 @@ type Report struct {
 	// ForeignRewrites counts providers whose values another writer changed
 	// since the engine last saw them (foreign.go); Nova is beside-nova mode.
 	ForeignRewrites int `json:"foreign_rewrites"`
+	// LeftToNodeSyncs counts providers a full cycle did not write because
+	// a node sync read their node after the cycle began (engine/order.go).
+	LeftToNodeSyncs int `json:"left_to_node_syncs,omitempty"`
 	// ChangesOmitted counts outcomes past the first MaxChangeLists of a
 	// cycle (not a plan) whose changes were left out: a cold run creating
 	// 100,000 providers kept 43 MB of them.

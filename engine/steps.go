@@ -26,6 +26,9 @@ type run struct {
 	// providers finds this engine's providers and their generations: a
 	// listing of Placement, or the cache (a node sync lists nothing).
 	providers func(ctx context.Context, c *cycle, desired []Desired) (map[string]placement.Generation, bool)
+	// gone, for a node sync, reserves the providers of the nodes asked
+	// that the source did not return (nil: none to judge).
+	gone func(ctx context.Context, c *cycle, listed map[string]placement.Generation)
 }
 
 // fullRun is a cycle over every node in scope.
@@ -53,6 +56,11 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		return
 	}
 	defer c.e.spare.give(c.spare) // nothing keeps them past the cycle
+	c.whole = r.whole
+	c.enter(r.whole) // the writes of two runs never interleave (order.go)
+	if c.outran = !r.whole && c.outrun(); c.outran {
+		return // a full cycle that read later has written: nothing to add
+	}
 	listed, ok := c.own(ctx, r, desired)
 	if !ok {
 		c.quarantine(ctx, nil) // the outcomes alone: the providers are unknown
@@ -62,6 +70,9 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		c.claimOrphans(ctx, desired, listed)
 	}
 	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
+	if r.gone != nil {
+		r.gone(ctx, c, listed)
+	}
 	// Beside nova, the holds that change go first, each with the inventory
 	// it guards in one write (hold.go), and are released after the
 	// deletions, once nothing is left allocatable.
@@ -70,6 +81,9 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		c.placeHolds(ctx, desired, listed)
 	}
 	c.syncAll(ctx, desired, listed)
+	if why, _ := c.halted(); why == "" {
+		c.observed(desired, r.whole)
+	}
 	// Providers whose node is no longer listed: deleted only on proof.
 	if why, _ := c.halted(); r.whole && why == "" {
 		c.reapVanished(ctx, nodes, desired, listed)

@@ -59,7 +59,7 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 	}
 	pi := a.plugin.Info()
 	w := &daemonSetup{assembly: a, level: level}
-	if w.ev, err = startEvents(cfg, a.plugin, o, log); err != nil {
+	if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
 		a.close(ctx)
 		return nil, err
 	}

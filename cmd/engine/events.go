@@ -48,28 +48,35 @@ func metricsFor(o *ops.Ops) *events.Metrics {
 
 // startEvents connects the setup's event source, if [events] is set. The
 // plugin must support both event operations: configured events that could
-// never be used are a configuration error, said at load.
-func startEvents(cfg *config.Config, plugin *wasmhost.Plugin, o *ops.Ops, log *slog.Logger) (*worldEvents, error) {
+// never be used are a configuration error, said at load. Node syncs read
+// through an instance of the plugin of their own, so that a notification
+// never waits behind a full cycle's listing (engine/order.go).
+func startEvents(ctx context.Context, cfg *config.Config, a *assembly, o *ops.Ops, log *slog.Logger) (*worldEvents, error) {
 	if !cfg.Events.Enabled() {
 		o.WatchBus(nil)
 		return nil, nil
 	}
 	for _, op := range []string{hostabi.ExportMapEvents, hostabi.ExportReadNodes} {
-		if !plugin.Supports(op) {
-			return nil, fmt.Errorf("[events] is set but plugin %s does not support %s; remove [events] or use a plugin that reads events", plugin.Name(), op)
+		if !a.plugin.Supports(op) {
+			return nil, fmt.Errorf("[events] is set but plugin %s does not support %s; remove [events] or use a plugin that reads events", a.plugin.Name(), op)
 		}
+	}
+	plugin, err := loadPlugin(ctx, cfg, a.cloud, log)
+	if err != nil {
+		return nil, fmt.Errorf("[events]: the node syncs' instance of the plugin: %w", err)
 	}
 	m := metricsFor(o)
 	opts := cfg.Events.Options()
 	opts.Log, opts.Metrics = log, m
 	src, err := events.New(opts)
 	if err != nil {
+		plugin.Close(ctx)
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ectx, cancel := context.WithCancel(context.Background())
 	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log,
 		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue}}
-	go src.Run(ctx)
+	go src.Run(ectx)
 	o.WatchBus(ev.state)
 	return ev, nil
 }
@@ -77,6 +84,7 @@ func startEvents(cfg *config.Config, plugin *wasmhost.Plugin, o *ops.Ops, log *s
 func (ev *worldEvents) stop() {
 	if ev != nil {
 		ev.cancel()
+		ev.plugin.Close(context.Background())
 	}
 }
 
@@ -96,6 +104,13 @@ func (w *daemonSetup) Hints() <-chan events.Batch {
 	}
 	return w.ev.src.Batches()
 }
+
+// SyncsBesideCycles: node syncs run while a full cycle lists the source.
+func (w *daemonSetup) SyncsBesideCycles() bool { return w.ev != nil }
+
+// SyncsBesideCycles: under [coord] a node sync narrows the engine's scope
+// first (BeforeCycle), which must not change under a running cycle.
+func (w *coordSetup) SyncsBesideCycles() bool { return false }
 
 // EventsLive says the bus is connected.
 func (w *daemonSetup) EventsLive() bool { return w.ev != nil && w.ev.src.State().Connected }

@@ -30,6 +30,22 @@ func hints(w Setup) <-chan events.Batch {
 	return nil
 }
 
+// BesideCycles is an EventSetup whose node syncs may run while a full
+// cycle runs: its engine orders their writes (engine/order.go), and its
+// node syncs read through a plugin instance of their own.
+type BesideCycles interface {
+	SyncsBesideCycles() bool
+}
+
+// besideCycles is w's batches while a cycle runs, or a nil channel when
+// its node syncs must wait for the cycle.
+func besideCycles(w Setup) <-chan events.Batch {
+	if b, ok := w.(BesideCycles); ok && b.SyncsBesideCycles() {
+		return hints(w)
+	}
+	return nil
+}
+
 // syncNodes runs one node sync under the same stop rules as a cycle.
 func (l *Loop) syncNodes(ctx context.Context, w Setup, b events.Batch) string {
 	ew, ok := w.(EventSetup)

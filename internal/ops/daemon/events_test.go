@@ -76,3 +76,53 @@ func TestEventsPaceFullCycles(t *testing.T) {
 		}
 	})
 }
+
+// besideSetup's node syncs may run while a full cycle runs.
+type besideSetup struct{ *eventSetup }
+
+func (w *besideSetup) SyncsBesideCycles() bool { return true }
+
+// Changes before resyncs: a batch that arrives while a long full cycle
+// runs is synced at once, not after the cycle; a setup that did not say
+// its node syncs may run beside cycles keeps them waiting for the cycle.
+func TestNodeSyncsRunDuringALongCycle(t *testing.T) {
+	for _, beside := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			tl := &timeline{}
+			ev := &eventSetup{timedSetup: timedSetup{name: "a", work: 100 * time.Second, log: tl,
+				settings: daemon.Settings{Interval: time.Hour, FullInterval: time.Hour, StopTimeout: time.Second}},
+				hints: make(chan events.Batch, 1)}
+			ev.live.Store(true)
+			var w daemon.Setup = ev
+			if beside {
+				w = &besideSetup{ev}
+			}
+			l := newLoop(func(context.Context, <-chan struct{}, daemon.Setup) (daemon.Setup, error) { return w, nil }, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- l.Run(ctx) }()
+			time.Sleep(10 * time.Second)
+			hintsOf(w) <- events.Batch{Messages: []events.Message{{Body: []byte("{}")}}}
+			time.Sleep(time.Second)
+			synctest.Wait()
+			syncs := tl.all("sync")
+			if beside && (len(syncs) != 1 || syncs[0].at.Sub(tl.all("start")[0].at) != 10*time.Second) {
+				t.Fatalf("node syncs %v: want one, 10 s into the 100 s cycle", syncs)
+			}
+			if !beside && len(syncs) != 0 {
+				t.Fatalf("node syncs %v during the cycle of a setup that did not allow them", syncs)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func hintsOf(w daemon.Setup) chan events.Batch {
+	if b, ok := w.(*besideSetup); ok {
+		return b.hints
+	}
+	return w.(*eventSetup).hints
+}

@@ -99,11 +99,15 @@ func (l *Loop) Run(ctx context.Context) error {
 		done := make(chan engine.Report, 1)
 		go func() { done <- l.cycle(ctx, w) }()
 		var rep engine.Report
-		again := false
+		again, distrust := false, false
 		for waiting := true; waiting; {
 			select {
 			case rep = <-done:
 				waiting = false
+			case b := <-besideCycles(w):
+				// Changes before resyncs: the engine orders the two
+				// runs' writes (engine/order.go).
+				distrust = l.syncNodes(ctx, w, b) != "" || distrust
 			case <-l.Now:
 				again = true
 			case <-l.Reload:
@@ -122,7 +126,7 @@ func (l *Loop) Run(ctx context.Context) error {
 		w = nw
 		if !again {
 			var stopped bool
-			if w, stopped = l.idle(ctx, &r, w, rep, end); stopped {
+			if w, stopped = l.idle(ctx, &r, w, rep, end, distrust); stopped {
 				return nil
 			}
 		}
@@ -132,16 +136,16 @@ func (l *Loop) Run(ctx context.Context) error {
 // idle waits for the next full cycle: the interval from the last cycle's
 // end (longer while events flow, sooner for a follow-up), syncing the
 // nodes events name meanwhile; a request for a cycle now, or a reload,
-// which applies at once, ends it early. It reports whether the daemon is
-// stopping.
-func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, rep engine.Report, end time.Time) (Setup, bool) {
+// which applies at once, ends it early. fallback says a node sync during
+// the cycle found the events untrustworthy. It reports whether the daemon
+// is stopping.
+func (l *Loop) idle(ctx context.Context, r *reloader, w Setup, rep engine.Report, end time.Time, fallback bool) (Setup, bool) {
 	wait, soon := l.wait(w), followUp(w, rep)
 	if soon > 0 {
 		wait = min(wait, soon)
 	}
 	timer := time.NewTimer(time.Until(end.Add(wait)))
 	defer timer.Stop()
-	fallback := false
 	for {
 		select {
 		case <-ctx.Done():
