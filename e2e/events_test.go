@@ -31,15 +31,18 @@ type eventRig struct {
 	t                  *testing.T
 	bus                *rabbittest.Broker
 	ironic             *ironictest.Client
+	ironicURL          string
 	placement, metrics string
 	id, cfg, logPath   string
 	cmd                *exec.Cmd
 	exited             chan struct{}
 }
 
-func newEventRig(t *testing.T) *eventRig {
+// newEventRig writes the config; extra lines go to its [events] table.
+func newEventRig(t *testing.T, extra ...string) *eventRig {
 	r := &eventRig{t: t, bus: rabbittest.Start(t)}
 	ironicURL := ironictest.StartRealNotifying(t, r.bus.URL)
+	r.ironicURL = ironicURL
 	r.ironic = ironictest.NewClient(t, ironicURL)
 	r.placement = placementtest.Shared(t)
 	r.id = fmt.Sprintf("ev%x", os.Getpid())
@@ -80,7 +83,8 @@ listen = "127.0.0.1:%d"
 transport_url = "rabbit://guest@127.0.0.1:%d/"
 password_file = "rabbit.password"
 full_interval = "10m"
-`, r.id, r.placement, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), ironicURL, port, r.bus.Port)
+`, r.id, r.placement, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), ironicURL, port, r.bus.Port) +
+		strings.Join(extra, "\n")
 	r.cfg = filepath.Join(dir, "config.toml")
 	r.logPath = filepath.Join(dir, "engine.log")
 	if err := os.WriteFile(r.cfg, []byte(text), 0o644); err != nil {
@@ -303,4 +307,35 @@ func (r *eventRig) outage(a string) {
 func countLines(path, substr string) int {
 	b, _ := os.ReadFile(path)
 	return strings.Count(string(b), substr)
+}
+
+// A change Ironic does not announce — maintenance and fault set in its
+// database, as the conductor does after failed power syncs — reaches
+// Placement through the probe of recently changed nodes within the probe
+// period and 2 s, with full cycles 10 minutes apart.
+func TestEventsProbeSeesUnannouncedChangeE2E(t *testing.T) {
+	const period = 3 * time.Second
+	r := newEventRig(t, `probe_interval = "3s"`)
+	a := r.ironic.Create(t, ironictest.Spec{Name: "pr-a-" + r.id, ResourceClass: "baremetal"})
+	r.ironic.Available(t, a)
+	r.start()
+	r.within(60*time.Second, "first full cycle", func() bool { return r.reserved(a) == 0 })
+	r.within(60*time.Second, "bus connected and the connect's full cycle done", func() bool {
+		return r.metric("rpengine_events_connected") == 1 && r.cycles() >= 2
+	})
+	r.within(30*time.Second, "a probe ran", func() bool { return r.metric("rpengine_events_probes_total") >= 1 })
+	time.Sleep(4 * time.Second) // past engine.interval: from now on only events and the probe move Placement
+	cycles, received := r.cycles(), r.metric("rpengine_events_received_total")
+	ironictest.ConductorMaintenance(t, r.ironicURL, a)
+	took := r.within(period+2*time.Second, "conductor-set maintenance in Placement", func() bool { return r.reserved(a) == 1 })
+	if c := r.cycles(); c != cycles {
+		t.Fatalf("%v full cycles ran meanwhile; the probe was to find it", c-cycles)
+	}
+	if n := r.metric("rpengine_events_received_total"); n != received {
+		t.Fatalf("%v notifications arrived: the change was to be unannounced", n-received)
+	}
+	if n := r.metric("rpengine_events_probe_changed_total"); n < 1 {
+		t.Fatalf("probe_changed_total %v, want the node counted", n)
+	}
+	t.Logf("FIGURE unannounced maintenance reached Placement %.2f s after the database write (probe every %s)", took.Seconds(), period)
 }

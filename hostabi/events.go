@@ -10,6 +10,10 @@ const (
 	// ExportReadNodes reads a given set of nodes (or, with Instances set,
 	// the consumers placed on them) straight from the source.
 	ExportReadNodes = "rpengine_read_nodes"
+	// ExportRecentNodes lists the nodes the source changed last, newest
+	// first: the engine's probe for changes the bus does not announce.
+	// Optional apart from the other two.
+	ExportRecentNodes = "rpengine_recent_nodes"
 )
 
 // Bounds on the event operations' requests and answers.
@@ -20,6 +24,10 @@ const (
 	MaxNodesPerEvent = 100
 	// MaxReadNodes is the most uuids one read_nodes request asks.
 	MaxReadNodes = 1000
+	// MaxRecentNodes is the most nodes one recent_nodes request asks.
+	MaxRecentNodes = 1000
+	// MaxChangedLength bounds each of recent_nodes' change stamps.
+	MaxChangedLength = 64
 )
 
 // EventMessage is one message as the bus delivered it.
@@ -78,4 +86,22 @@ type ReadNodesResponse struct {
 	Complete  bool       `json:"complete"`
 	Nodes     []Node     `json:"nodes"`
 	Instances []Instance `json:"instances"`
+}
+
+// RecentNodesRequest is the input of ExportRecentNodes.
+type RecentNodesRequest struct {
+	// Limit is how many of the most recently changed nodes to return.
+	Limit int `json:"limit"`
+}
+
+// RecentNodesResponse answers ExportRecentNodes: the uuids of at most
+// Limit nodes, the most recently changed first, and Changed[i] the
+// source's own stamp of uuids[i]'s last change (Ironic's updated_at),
+// compared only for equality. The engine reads the nodes it finds changed
+// with read_nodes. Complete must be true.
+type RecentNodesResponse struct {
+	Error
+	Complete bool     `json:"complete"`
+	UUIDs    []string `json:"uuids"`
+	Changed  []string `json:"changed"`
 }

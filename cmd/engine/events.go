@@ -26,6 +26,8 @@ type worldEvents struct {
 	reader engine.NodeReader
 	log    *slog.Logger
 
+	hints chan events.Batch // the bus's batches and the probe's (probe.go)
+
 	mu    sync.Mutex
 	stats ops.BusState
 }
@@ -74,9 +76,10 @@ func startEvents(ctx context.Context, cfg *config.Config, a *assembly, o *ops.Op
 		return nil, err
 	}
 	ectx, cancel := context.WithCancel(context.Background())
-	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log,
+	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log, hints: make(chan events.Batch),
 		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue}}
 	go src.Run(ectx)
+	go ev.forward(ectx, ev.startProbe(ectx, cfg.Events))
 	o.WatchBus(ev.state)
 	return ev, nil
 }
@@ -102,7 +105,7 @@ func (w *daemonSetup) Hints() <-chan events.Batch {
 	if w.ev == nil {
 		return nil
 	}
-	return w.ev.src.Batches()
+	return w.ev.hints
 }
 
 // SyncsBesideCycles: node syncs run while a full cycle lists the source.
@@ -122,6 +125,9 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	if ev == nil {
 		return ""
 	}
+	if len(b.Nodes) > 0 {
+		return ev.syncProbed(ctx, w.eng, b)
+	}
 	if b.Lost {
 		return ev.fallback("events", "messages may have been missed: "+b.Why)
 	}
@@ -140,6 +146,31 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	switch {
 	case unreadable != "":
 		return ev.fallback("unreadable", unreadable)
+	case why != "":
+		return ev.fallback("node_sync", why)
+	}
+	return ""
+}
+
+// syncProbed syncs the nodes the probe found changed (those of this
+// engine's partitions); an overflowing probe then asks for a full cycle.
+func (ev *worldEvents) syncProbed(ctx context.Context, eng *engine.Engine, b events.Batch) string {
+	scope := eng.Scope()
+	var uuids []string
+	for _, u := range b.Nodes {
+		if scope.Partitions == 0 || slicesContains(scope.Held, engine.Partition(u, scope.Partitions)) {
+			uuids = append(uuids, u)
+		}
+	}
+	var why string
+	if len(uuids) > 0 {
+		r := eng.SyncNodes(ctx, ev.reader, uuids)
+		ev.synced(r, nil)
+		why = r.FullCycle
+	}
+	switch {
+	case b.Lost:
+		return ev.fallback("probe", b.Why)
 	case why != "":
 		return ev.fallback("node_sync", why)
 	}

@@ -26,6 +26,14 @@ type NodeReader interface {
 	ReadInstances(uuids []string) ([]hostabi.Instance, error)
 }
 
+// RecentLister is the optional capability to list the nodes the source
+// changed last, newest first (hostabi.ExportRecentNodes), with the
+// source's stamp of each change: the engine's probe for changes the bus
+// does not announce. One cheap request, never a listing of the fleet.
+type RecentLister interface {
+	RecentNodes(limit int) (uuids, changed []string, err error)
+}
+
 // eventOperations lists what p implements of the event capability; the
 // engine uses events only when both are there.
 func eventOperations(p Plugin) []string {
@@ -35,6 +43,9 @@ func eventOperations(p Plugin) []string {
 	}
 	if _, ok := p.(NodeReader); ok {
 		ops = append(ops, hostabi.ExportReadNodes)
+	}
+	if _, ok := p.(RecentLister); ok {
+		ops = append(ops, hostabi.ExportRecentNodes)
 	}
 	return ops
 }
@@ -46,6 +57,8 @@ func handleEvents(p Plugin, export string, in []byte) (answer any, ok bool) {
 		return mapEvents(p, in), true
 	case hostabi.ExportReadNodes:
 		return readNodes(p, in), true
+	case hostabi.ExportRecentNodes:
+		return recentNodes(p, in), true
 	}
 	return nil, false
 }
@@ -104,5 +117,26 @@ func readNodes(p Plugin, in []byte) hostabi.ReadNodesResponse {
 		return r
 	}
 	r.Complete = true
+	return r
+}
+
+func recentNodes(p Plugin, in []byte) hostabi.RecentNodesResponse {
+	r := hostabi.RecentNodesResponse{UUIDs: []string{}, Changed: []string{}}
+	rl, ok := p.(RecentLister)
+	if !ok {
+		setErr(&r.Error, notImplemented(hostabi.ExportRecentNodes))
+		return r
+	}
+	var req hostabi.RecentNodesRequest
+	if err := json.Unmarshal(in, &req); err != nil {
+		setErr(&r.Error, fmt.Errorf("decode recent_nodes request: %w", err))
+		return r
+	}
+	uuids, changed, err := rl.RecentNodes(req.Limit)
+	if err != nil {
+		setErr(&r.Error, err)
+		return r
+	}
+	r.UUIDs, r.Changed, r.Complete = nonNil(uuids), nonNil(changed), true
 	return r
 }

@@ -9,3 +9,6 @@ func exportMapEvents(p uintptr, n uint32) uint64 { return op(hostabi.ExportMapEv
 
 //go:wasmexport rpengine_read_nodes
 func exportReadNodes(p uintptr, n uint32) uint64 { return op(hostabi.ExportReadNodes, p, n) }
+
+//go:wasmexport rpengine_recent_nodes
+func exportRecentNodes(p uintptr, n uint32) uint64 { return op(hostabi.ExportRecentNodes, p, n) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/events"
 )
 
@@ -29,6 +30,12 @@ type Events struct {
 	// FullInterval is the time between full cycles while the bus is
 	// connected; engine.interval applies while it is not.
 	FullInterval Duration `toml:"full_interval"`
+	// ProbeInterval is the period of the probe for changes the bus does
+	// not announce (the plugin's recent_nodes); 0 turns it off.
+	ProbeInterval Duration `toml:"probe_interval"`
+	// ProbeLimit is how many of the most recently changed nodes a probe
+	// asks for.
+	ProbeLimit int `toml:"probe_limit"`
 
 	password string // read from PasswordFile at load
 }
@@ -62,7 +69,8 @@ func amqpScheme(s string) string {
 
 func defaultEvents() Events {
 	return Events{Exchange: events.DefaultExchange, Topic: events.DefaultTopic,
-		Window: Duration(events.DefaultWindow), MaxQueue: events.DefaultMaxQueue, FullInterval: Duration(10 * time.Minute)}
+		Window: Duration(events.DefaultWindow), MaxQueue: events.DefaultMaxQueue, FullInterval: Duration(10 * time.Minute),
+		ProbeInterval: Duration(15 * time.Second), ProbeLimit: 50}
 }
 
 // checkEvents validates [events] and reads the password file (relative
@@ -109,6 +117,12 @@ func (c *Config) checkEvents(dir string) []error {
 	}
 	if e.FullInterval <= 0 {
 		bad("full_interval", "must be positive")
+	}
+	if p := e.ProbeInterval.D(); p < 0 || p > 0 && p < time.Second {
+		bad("probe_interval", "%s; want 0 (off) or at least 1s", p)
+	}
+	if e.ProbeLimit < 1 || e.ProbeLimit > hostabi.MaxRecentNodes {
+		bad("probe_limit", "%d; want 1 to %d", e.ProbeLimit, hostabi.MaxRecentNodes)
 	}
 	return errs
 }

@@ -14,6 +14,10 @@ type Metrics struct {
 	Lag       prometheus.Histogram   // notification timestamp to Placement write
 	Connected prometheus.Gauge
 	Connects  prometheus.Counter
+	// Probes counts the probes of recently changed nodes by outcome (ok,
+	// failed, overflow); ProbeChanged the nodes they found changed.
+	Probes       *prometheus.CounterVec
+	ProbeChanged prometheus.Counter
 }
 
 // NewMetrics registers the series with reg (nil: not registered).
@@ -37,9 +41,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Connected: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpengine_events_connected",
 			Help: "1 while the event source is connected to the bus."}),
 		Connects: c("connects_total", "Connections made to the bus (the first included)."),
+		Probes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_events_probes_total",
+			Help: "Probes of the source's recently changed nodes, by outcome (ok, failed, overflow)."}, []string{"outcome"}),
+		ProbeChanged: c("probe_changed_total", "Nodes a probe found changed since the previous probe (each synced)."),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects)
+		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects, m.Probes, m.ProbeChanged)
 	}
 	return m
 }

@@ -60,8 +60,11 @@ type Message struct {
 // oversized message): the receiver must run a full cycle.
 type Batch struct {
 	Messages []Message
-	Lost     bool
-	Why      string // why Lost, for the log
+	// Nodes are uuids known changed without a message: the probe's
+	// (Watermark), synced without asking the plugin to map anything.
+	Nodes []string
+	Lost  bool
+	Why   string // why Lost, for the log
 }
 
 // State is the source's condition, for the status page and readiness.

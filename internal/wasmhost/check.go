@@ -40,6 +40,7 @@ var optional = map[string]signature{
 	hostabi.ExportConfirmDeleted: operation,
 	hostabi.ExportMapEvents:      operation,
 	hostabi.ExportReadNodes:      operation,
+	hostabi.ExportRecentNodes:    operation,
 }
 
 // wasiModule is the only import module besides hostabi.HostModule: the

@@ -3,6 +3,7 @@ package wasmhost
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -128,5 +129,73 @@ func mappedList(out *[]hostabi.MappedEvent) listing {
 		}
 		*out = append(*out, e)
 		return 3 + len(e.Nodes), err
+	}}
+}
+
+// RecentNodes asks the plugin for the uuids of the limit nodes its
+// source changed last, newest first, with the source's stamp of each
+// change. Every uuid must be well formed and answered once, with a stamp
+// of its own (not empty, at most hostabi.MaxChangedLength bytes), or the
+// whole answer is refused: a probe that cannot be read is no evidence.
+func (p *Plugin) RecentNodes(ctx context.Context, limit int) (uuids, changed []string, err error) {
+	const export = hostabi.ExportRecentNodes
+	if !p.Supports(export) {
+		return nil, nil, p.named(export, failure(KindRefused, "the plugin does not support this operation"))
+	}
+	if limit < 1 || limit > hostabi.MaxRecentNodes {
+		return nil, nil, p.named(export, failure(KindRefused, "limit %d, want 1..%d", limit, hostabi.MaxRecentNodes))
+	}
+	in, _ := json.Marshal(hostabi.RecentNodesRequest{Limit: limit})
+	var out hostabi.RecentNodesResponse
+	if err := p.call(ctx, export, in, p.decoder(&out, nil, pairedList("uuids", &out.UUIDs), pairedList("changed", &out.Changed)), &out.Error); err != nil {
+		return nil, nil, err
+	}
+	if why := recentFault(out, limit); why != "" {
+		return nil, nil, p.bad(export, "%s", why)
+	}
+	for i, u := range out.UUIDs {
+		out.UUIDs[i] = strings.ToLower(u)
+	}
+	return out.UUIDs, out.Changed, nil
+}
+
+// recentFault says what makes a recent_nodes answer unusable, or "".
+func recentFault(out hostabi.RecentNodesResponse, limit int) string {
+	switch {
+	case !out.Complete:
+		return "answered without complete=true"
+	case len(out.UUIDs) > limit:
+		return fmt.Sprintf("answered %d nodes for a limit of %d", len(out.UUIDs), limit)
+	case len(out.Changed) != len(out.UUIDs):
+		return fmt.Sprintf("answered %d stamps for %d nodes", len(out.Changed), len(out.UUIDs))
+	}
+	seen := make(map[string]bool, len(out.UUIDs))
+	for i, u := range out.UUIDs {
+		u = strings.ToLower(u)
+		switch {
+		case !hostabi.ValidUUID(u):
+			return fmt.Sprintf("uuids[%d] is \"%s\", not a uuid", i, Printable(out.UUIDs[i]))
+		case seen[u]:
+			return fmt.Sprintf("uuids[%d]: \"%s\" answered twice", i, Printable(u))
+		case out.Changed[i] == "" || len(out.Changed[i]) > hostabi.MaxChangedLength:
+			return fmt.Sprintf("changed[%d] is empty or over %d bytes", i, hostabi.MaxChangedLength)
+		}
+		seen[u] = true
+	}
+	return ""
+}
+
+// pairedList decodes one of two lists paired by index: an entry the
+// guard or the decoder refused is kept empty, so recentFault refuses the
+// answer rather than pairing a stamp with the wrong node.
+func pairedList(key string, out *[]string) listing {
+	return listing{key, func() { *out = []string{} }, func(dec *json.Decoder, _ Limits, bad func() *hostabi.Invalid) (int, error) {
+		var s string
+		b, err := recordError(dec.Decode(&s), bad())
+		if b != nil {
+			s = ""
+		}
+		*out = append(*out, s)
+		return 1, err
 	}}
 }

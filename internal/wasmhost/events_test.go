@@ -89,3 +89,42 @@ func TestEventAnswersAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// recent is a plugin with the probe operation, answering what it is told.
+type recent struct {
+	liar
+	uuids, changed []string
+}
+
+func (r recent) RecentNodes(int) ([]string, []string, error) { return r.uuids, r.changed, nil }
+
+// The host refuses a recent_nodes answer it cannot pair or trust whole:
+// more uuids than asked, a stamp missing, empty or too long, a uuid
+// malformed or twice.
+func TestRecentNodesAnswersAreChecked(t *testing.T) {
+	ctx := context.Background()
+	load := func(r recent) *wasmhost.Plugin {
+		return guesttest.NativeLoader(func() guest.Plugin { return r }, wasmhost.Options{}).OK(t, nil)
+	}
+	u, c, err := load(recent{uuids: []string{strings.ToUpper(u1), u2}, changed: []string{"b", "a"}}).RecentNodes(ctx, 2)
+	if err != nil || len(u) != 2 || u[0] != u1 || c[1] != "a" {
+		t.Fatalf("honest answer: %v %v %v", u, c, err)
+	}
+	long := strings.Repeat("x", hostabi.MaxChangedLength+1)
+	for name, r := range map[string]recent{
+		"over the limit": {uuids: []string{u1, u2}, changed: []string{"a", "b"}},
+		"stamp missing":  {uuids: []string{u1}, changed: []string{}},
+		"stamp empty":    {uuids: []string{u1}, changed: []string{""}},
+		"stamp too long": {uuids: []string{u1}, changed: []string{long}},
+		"not a uuid":     {uuids: []string{"../x"}, changed: []string{"a"}},
+		"answered twice": {uuids: []string{u1, strings.ToUpper(u1)}, changed: []string{"a", "b"}},
+	} {
+		limit := 2
+		if name == "over the limit" {
+			limit = 1
+		}
+		if _, _, err := load(r).RecentNodes(ctx, limit); !wasmhost.IsKind(err, wasmhost.KindBadAnswer) {
+			t.Errorf("%s: %v, want a bad_answer", name, err)
+		}
+	}
+}

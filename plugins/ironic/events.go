@@ -17,3 +17,7 @@ func (p *plugin) ReadNodes(uuids []string) ([]hostabi.Node, error) { return p.c.
 func (p *plugin) ReadInstances(uuids []string) ([]hostabi.Instance, error) {
 	return p.c.ReadInstances(uuids)
 }
+
+// RecentNodes is the probe for changes Ironic does not announce
+// (guest.RecentLister).
+func (p *plugin) RecentNodes(limit int) ([]string, []string, error) { return p.c.RecentNodes(limit) }

@@ -197,6 +197,7 @@ func launch(dir, tmpl, notifyURL string) (*testenv.Service, error) {
 	if err := copyFile(tmpl, db); err != nil {
 		return nil, err
 	}
+	databases.Store("http://127.0.0.1:"+strconv.Itoa(port), db)
 	conf, err := writeConf(dir, port, db, notifying(notifyURL))
 	if err != nil {
 		return nil, err

@@ -22,16 +22,22 @@ type Config struct {
 	// ListInstances lists the servers on it; when empty it lists none,
 	// and instances are known only from nodes' instance_uuid.
 	ComputeHost string `json:"compute_host"`
+	// ReadByListingAbove: read_nodes asked for more distinct nodes than
+	// this lists the nodes (paged, the listing's fields) instead of one
+	// GET per node, so a burst costs pages, not a request per node and a
+	// plugin timeout. 0 never lists. Default 20.
+	ReadByListingAbove int `json:"read_by_listing_above"`
 }
 
 const (
 	defaultPageSize    = 1000
 	defaultMaxRestarts = 3
+	defaultReadListing = 20
 )
 
 // ParseConfig reads [plugin.config] as JSON; unknown keys are errors.
 func ParseConfig(raw []byte) (Config, error) {
-	c := Config{PageSize: defaultPageSize, MaxRestarts: defaultMaxRestarts}
+	c := Config{PageSize: defaultPageSize, MaxRestarts: defaultMaxRestarts, ReadByListingAbove: defaultReadListing}
 	if len(bytes.TrimSpace(raw)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
@@ -42,6 +48,8 @@ func ParseConfig(raw []byte) (Config, error) {
 	switch {
 	case c.PageSize < 1 || c.PageSize > 1000:
 		return c, fmt.Errorf("ironic plugin config: page_size = %d, want 1..1000", c.PageSize)
+	case c.ReadByListingAbove < 0 || c.ReadByListingAbove > hostabi.MaxReadNodes:
+		return c, fmt.Errorf("ironic plugin config: read_by_listing_above = %d, want 0..%d", c.ReadByListingAbove, hostabi.MaxReadNodes)
 	case c.MaxRestarts < 0 || c.MaxRestarts > 100:
 		return c, fmt.Errorf("ironic plugin config: max_restarts = %d, want 0..100", c.MaxRestarts)
 	}

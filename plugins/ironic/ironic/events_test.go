@@ -76,3 +76,43 @@ func TestMapEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNodesByListing: past read_by_listing_above distinct nodes, a
+// read costs the listing's pages, not one GET per node, and gives the
+// same nodes; a deleted node is left out as a 404 would leave it.
+func TestReadNodesByListing(t *testing.T) {
+	nodes := fakeironic.Generate(250, 7)
+	fake := fakeironic.New(nodes, 82)
+	c := start(t, fake, Config{PageSize: 100, ReadByListingAbove: 20}, nil)
+	var ask []string
+	for i := 0; i < 250; i += 5 {
+		ask = append(ask, nodes[i].UUID)
+	}
+	fake.Delete(nodes[5].UUID)
+	alone := map[string]hostabi.Node{}
+	for _, u := range ask[:3] {
+		got, err := c.ReadNodes([]string{u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range got {
+			alone[n.UUID] = n
+		}
+	}
+	before := len(fake.Requests())
+	got, err := c.ReadNodes(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ask)-1 {
+		t.Fatalf("read %d of %d asked (one deleted), want %d", len(got), len(ask), len(ask)-1)
+	}
+	for _, n := range got {
+		if a, ok := alone[n.UUID]; ok && !reflect.DeepEqual(a, n) {
+			t.Errorf("node by listing differs from the node read alone:\n %+v\n %+v", n, a)
+		}
+	}
+	if reqs := fake.Requests()[before:]; len(reqs) > 3 {
+		t.Errorf("%d requests for %d nodes over 3 pages: %v", len(reqs), len(ask), reqs)
+	}
+}

@@ -15,27 +15,56 @@ import (
 // same fields at the same version as a listing and decoding them the same
 // way, so a node read here is exactly the node a listing gives. Ironic's
 // own 404 leaves the node out; any other failure fails the whole read.
+// More than Config.ReadByListingAbove distinct nodes are read from one
+// listing instead (readListed): a burst costs pages, not a request each.
 func (c *Client) ReadNodes(uuids []string) ([]hostabi.Node, error) {
 	v, err := c.negotiate()
 	if err != nil {
 		return nil, fmt.Errorf("read nodes: %w", err)
 	}
-	out := make([]hostabi.Node, 0, len(uuids))
+	ask := make([]string, 0, len(uuids))
 	seen := map[string]bool{}
 	for _, id := range uuids {
 		id = strings.ToLower(id)
 		if !hostabi.ValidUUID(id) {
 			return nil, fmt.Errorf("read nodes: %q is not a uuid", clip(id))
 		}
-		if seen[id] {
-			continue
+		if !seen[id] {
+			seen[id] = true
+			ask = append(ask, id)
 		}
-		seen[id] = true
+	}
+	if n := c.cfg.ReadByListingAbove; n > 0 && len(ask) > n {
+		return c.readListed(seen)
+	}
+	out := make([]hostabi.Node, 0, len(ask))
+	for _, id := range ask {
 		n, found, err := c.readNode(id, v)
 		if err != nil {
 			return nil, fmt.Errorf("read nodes: %w", err)
 		}
 		if found {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// readListed reads the nodes asked from a listing of every node: the
+// listing's pages, fields and checks, so a node is exactly what a cycle
+// sees; a node the listing lacks is left out, as a 404 is.
+func (c *Client) readListed(asked map[string]bool) ([]hostabi.Node, error) {
+	all, err := c.listPages(hostabi.ListNodesRequest{}, false)
+	if err != nil {
+		return nil, fmt.Errorf("read nodes by listing: %w", err)
+	}
+	nodes, err := c.merged(all)
+	if err != nil {
+		return nil, fmt.Errorf("read nodes by listing: %w", err)
+	}
+	out := make([]hostabi.Node, 0, len(asked))
+	for _, n := range nodes {
+		if asked[strings.ToLower(n.UUID)] {
 			out = append(out, n)
 		}
 	}

@@ -157,3 +157,43 @@ func match(n *Node, q map[string][]string) bool {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// detail answers GET /v1/nodes/detail sorted by updated_at, newest
+// first (null last, as MariaDB sorts them descending): every field the
+// version serves, and updated_at. Only that sort is served.
+func (s *Server) detail(w http.ResponseWriter, r *http.Request) {
+	minor := s.version(w, r)
+	if minor < 0 {
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("sort_key") != "updated_at" || q.Get("sort_dir") != "desc" || q.Has("fields") {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(errorBody("the fake serves /v1/nodes/detail sorted by updated_at desc only, without fields"))
+		return
+	}
+	var fields []string
+	for f, since := range fieldSince {
+		if since <= minor {
+			fields = append(fields, f)
+		}
+	}
+	slices.Sort(fields)
+	fields = append(fields, "updated_at")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	nodes := slices.Clone(s.nodes)
+	slices.SortStableFunc(nodes, func(a, b Node) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) })
+	limit := s.maxLimit
+	if l, err := strconv.Atoi(q.Get("limit")); err == nil && l > 0 && l < limit {
+		limit = l
+	}
+	body := []byte(`{"nodes": [`)
+	for i := range min(limit, len(nodes)) {
+		if i > 0 {
+			body = append(body, ", "...)
+		}
+		body = appendNode(body, &nodes[i], fields, s.base)
+	}
+	w.Write(append(body, "]}"...))
+}

@@ -23,6 +23,9 @@ type Node struct {
 	Traits               []string
 	Fault                string
 	Retired              bool
+	// UpdatedAt is Ironic's updated_at ("" serves null: never updated);
+	// Server.Update sets it.
+	UpdatedAt string
 }
 
 // Generate returns n deterministic nodes with a realistic mix: several

@@ -52,6 +52,8 @@ func appendNode(b []byte, n *Node, fields []string, base string) []byte {
 			b = appendNullable(b, n.Fault)
 		case "retired":
 			b = strconv.AppendBool(b, n.Retired)
+		case "updated_at":
+			b = appendNullable(b, n.UpdatedAt)
 		}
 		b = append(b, ", "...)
 	}

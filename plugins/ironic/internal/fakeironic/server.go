@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Server is the fake. The zero value is not usable; call New.
@@ -21,6 +22,7 @@ type Server struct {
 	requests   []string
 	cache      map[string][]byte // rendered pages until the nodes change
 	base       string
+	clock      int // milliseconds of updated_at past its epoch (Update)
 }
 
 // New returns a fake serving nodes at API version up to 1.maxMinor (21.4:
@@ -61,6 +63,22 @@ func (s *Server) Insert(i int, n Node) {
 	s.cache = map[string][]byte{}
 }
 
+// Update changes the node with uuid as Ironic's database does on any
+// UPDATE, with or without a notification: f, then updated_at moves (one
+// millisecond past the newest, so the order holds whatever the clock).
+func (s *Server) Update(uuid string, f func(*Node)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.nodes, func(n Node) bool { return n.UUID == uuid })
+	if i < 0 {
+		return
+	}
+	f(&s.nodes[i])
+	s.clock++
+	s.nodes[i].UpdatedAt = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(s.clock) * time.Millisecond).Format("2006-01-02T15:04:05.000000+00:00")
+	s.cache = map[string][]byte{}
+}
+
 // Nodes returns a copy of the nodes.
 func (s *Server) Nodes() []Node {
 	s.mu.Lock()
@@ -86,6 +104,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case p == "/v1/nodes":
 		s.list(w, r)
+	case p == "/v1/nodes/detail":
+		s.detail(w, r)
 	case strings.HasPrefix(p, "/v1/nodes/"):
 		s.show(w, r, strings.TrimPrefix(p, "/v1/nodes/"))
 	default:

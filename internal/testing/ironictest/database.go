@@ -1,0 +1,36 @@
+package ironictest
+
+import (
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/rpengine/rpengine/internal/testing/testenv"
+)
+
+// databases maps a started Ironic's URL to its sqlite database.
+var databases sync.Map
+
+// ConductorMaintenance does in Ironic's database what the conductor does
+// after failed power syncs (conductor/manager.py,
+// handle_sync_power_state_max_retries_exceeded): maintenance on, fault
+// "power failure", and updated_at moved as the ORM moves it on every
+// UPDATE, with no notification.
+func ConductorMaintenance(t testing.TB, url, uuid string) {
+	t.Helper()
+	db, ok := databases.Load(url)
+	if !ok {
+		t.Fatalf("no database known for the Ironic at %s", url)
+	}
+	const script = `import sqlite3, sys, datetime
+c = sqlite3.connect(sys.argv[1], timeout=10)
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+n = c.execute("UPDATE nodes SET maintenance = 1, fault = 'power failure', maintenance_reason = 'During sync_power_state, max retries exceeded', updated_at = ? WHERE uuid = ?", (now, sys.argv[2])).rowcount
+c.commit()
+sys.exit(0 if n == 1 else 3)`
+	cmd := exec.Command(python, "-c", script, db.(string), uuid)
+	cmd.Env = testenv.PythonEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("set maintenance in Ironic's database: %v: %s", err, out)
+	}
+}
