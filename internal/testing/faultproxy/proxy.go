@@ -22,6 +22,13 @@ type Faults struct {
 	MinDelay, MaxDelay time.Duration
 	// Seed makes the fault sequence reproducible.
 	Seed uint64
+	// Delay, if set, adds the delay it returns for each request: a
+	// service slow at some requests only (a big listing's pages).
+	Delay func(*http.Request) time.Duration
+	// Hold, if set, holds the service's answer back for the time it
+	// returns: the answer is as of the request, delivered late (a slow
+	// listing whose pages are older than what happens meanwhile).
+	Hold func(*http.Request) time.Duration
 }
 
 // badGatewayBody is what the failing proxy in the field sent: a JSON
@@ -83,13 +90,16 @@ type plan struct {
 	fail, forward bool
 }
 
-func (p *Proxy) next(path string) plan {
+func (p *Proxy) next(r *http.Request) plan {
+	var pl plan
+	if p.faults.Delay != nil {
+		pl.delay = p.faults.Delay(r)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.requests++
-	p.byPath[path]++
-	var pl plan
-	pl.delay = p.faults.MinDelay
+	p.byPath[r.URL.Path]++
+	pl.delay += p.faults.MinDelay
 	if spread := p.faults.MaxDelay - p.faults.MinDelay; spread > 0 {
 		pl.delay += time.Duration(p.rnd.Int64N(int64(spread)))
 	}
@@ -103,7 +113,7 @@ func (p *Proxy) next(path string) plan {
 // ServeHTTP forwards r, or answers it with the fault its turn in the plan
 // says.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	pl := p.next(r.URL.Path)
+	pl := p.next(r)
 	t := time.NewTimer(pl.delay)
 	select {
 	case <-t.C:
@@ -112,7 +122,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !pl.fail {
-		p.rp.ServeHTTP(w, r)
+		p.forward(w, r)
 		return
 	}
 	if pl.forward {
@@ -124,4 +134,30 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadGateway)
 	io.WriteString(w, badGatewayBody)
+}
+
+// forward sends r on; with Hold, the answer waits before it is written.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
+	var hold time.Duration
+	if p.faults.Hold != nil {
+		hold = p.faults.Hold(r)
+	}
+	if hold <= 0 {
+		p.rp.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	p.rp.ServeHTTP(rec, r)
+	t := time.NewTimer(hold)
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		t.Stop()
+		return
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
 }
