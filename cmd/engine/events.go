@@ -231,6 +231,7 @@ func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engin
 func (ev *worldEvents) synced(r engine.NodeSyncReport, stamps map[string][]time.Time) {
 	ok := len(r.Errors) == 0
 	ev.m.Syncs.WithLabelValues(map[bool]string{true: "ok", false: "failed"}[ok]).Inc()
+	ev.m.SyncSize.Observe(float64(r.Asked))
 	for _, u := range r.Written {
 		for _, t := range stamps[u] {
 			ev.m.Lag.Observe(max(0, r.End.Sub(t).Seconds()))

@@ -18,6 +18,8 @@ type Metrics struct {
 	// failed, overflow); ProbeChanged the nodes they found changed.
 	Probes       *prometheus.CounterVec
 	ProbeChanged prometheus.Counter
+	// SyncSize is how many distinct nodes each node sync asked for.
+	SyncSize prometheus.Histogram
 }
 
 // NewMetrics registers the series with reg (nil: not registered).
@@ -44,9 +46,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Probes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_events_probes_total",
 			Help: "Probes of the source's recently changed nodes, by outcome (ok, failed, overflow)."}, []string{"outcome"}),
 		ProbeChanged: c("probe_changed_total", "Nodes a probe found changed since the previous probe (each synced)."),
+		SyncSize: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rpengine_node_sync_nodes",
+			Help:    "Distinct nodes each node sync asked the source for (a batch's size).",
+			Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects, m.Probes, m.ProbeChanged)
+		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects, m.Probes, m.ProbeChanged, m.SyncSize)
 	}
 	return m
 }
