@@ -54,15 +54,23 @@ func newEventRigVia(t *testing.T, via func(string) string, extra ...string) *eve
 	}
 	r.ironic = ironictest.NewClient(t, ironicURL)
 	r.placement = placementtest.Shared(t)
-	r.id = fmt.Sprintf("ev%x", os.Getpid())
+	r.writeConfig(fmt.Sprintf("ev%x", os.Getpid()), ironicURL, extra...)
+	return r
+}
+
+// writeConfig writes engine id's config, its plugin reaching Ironic at
+// ironicURL; extra lines go to its [events] table (or start tables of
+// their own).
+func (r *eventRig) writeConfig(id, ironicURL string, extra ...string) {
+	r.id = id
 	port, err := testenv.FreePort()
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
 	r.metrics = "http://127.0.0.1:" + strconv.Itoa(port)
-	dir := t.TempDir()
+	dir := r.t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "rabbit.password"), []byte("guest\n"), 0o600); err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
 	text := fmt.Sprintf(`[engine]
 id = %q
@@ -92,14 +100,13 @@ listen = "127.0.0.1:%d"
 transport_url = "rabbit://guest@127.0.0.1:%d/"
 password_file = "rabbit.password"
 full_interval = "10m"
-`, r.id, r.placement, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), ironicURL, port, r.bus.Port) +
+`, r.id, r.placement, plugintest.Build(r.t, "plugins/ironic"), plugintest.CacheDir(), ironicURL, port, r.bus.Port) +
 		strings.Join(extra, "\n")
 	r.cfg = filepath.Join(dir, "config.toml")
 	r.logPath = filepath.Join(dir, "engine.log")
 	if err := os.WriteFile(r.cfg, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
-	return r
 }
 
 func (r *eventRig) start() {

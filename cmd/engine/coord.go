@@ -29,6 +29,9 @@ type coordinator struct {
 	ident    string
 	identFor *placement.Client
 	reload   bool
+	// last is the assignment of the last BeforeCycle: a node sync beside
+	// the cycle it narrowed runs fenced on it (coord_setup.go).
+	last coord.Assignment
 }
 
 // errNothingHeld: this engine holds no unit now; the cycle is skipped,
@@ -104,6 +107,7 @@ func (co *coordinator) BeforeCycle(ctx context.Context, eng *engine.Engine, pc *
 		co.log.Info("assignment", "held", len(a.Held), "acquired", a.Acquired, "released", a.Released,
 			"waiting_for_peers", a.Waiting, "members", a.Members)
 	}
+	co.last = a
 	cycleCtx, cancel = co.c.Fence(ctx, a)
 	if err := co.shareRecord(cycleCtx, eng, pc, a); err != nil {
 		cancel()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
@@ -15,12 +16,16 @@ import (
 type coordSetup struct {
 	*daemonSetup
 	co *coordinator
+	// mu orders BeforeCycle (which sets the engine's scope) and the node
+	// syncs; cycling says a cycle runs under the scope it set.
+	mu      sync.Mutex
+	cycling bool
 }
 
 // wrap puts w's cycles under co; without [coord] (co nil) w is returned.
 func (co *coordinator) wrap(w daemon.Setup) daemon.Setup {
 	if dw, ok := w.(*daemonSetup); ok && co != nil {
-		return &coordSetup{dw, co}
+		return &coordSetup{daemonSetup: dw, co: co}
 	}
 	return w
 }
@@ -38,13 +43,17 @@ func (w *coordSetup) Cycle(ctx context.Context) engine.Report {
 	if err := w.co.sameMembership(w.daemonSetup); err != nil {
 		return coordFailed(err)
 	}
+	w.mu.Lock()
 	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng, w.pc)
+	w.cycling = err == nil
+	w.mu.Unlock()
 	switch {
 	case errors.Is(err, errNothingHeld):
 		return engine.Report{Schema: engine.ReportSchema, Errors: []engine.Error{}}
 	case err != nil:
 		return coordFailed(err)
 	}
+	defer func() { w.mu.Lock(); w.cycling = false; w.mu.Unlock() }()
 	defer cancel()
 	return w.daemonSetup.Cycle(cctx)
 }

@@ -111,10 +111,6 @@ func (w *daemonSetup) Hints() <-chan events.Batch {
 // SyncsBesideCycles: node syncs run while a full cycle lists the source.
 func (w *daemonSetup) SyncsBesideCycles() bool { return w.ev != nil }
 
-// SyncsBesideCycles: under [coord] a node sync narrows the engine's scope
-// first (BeforeCycle), which must not change under a running cycle.
-func (w *coordSetup) SyncsBesideCycles() bool { return false }
-
 // EventsLive says the bus is connected.
 func (w *daemonSetup) EventsLive() bool { return w.ev != nil && w.ev.src.State().Connected }
 
@@ -312,10 +308,20 @@ func clipText(s string, n int) string {
 }
 
 // NodeSync under [coord]: first the coordinator's sync and fence, as
-// for a cycle, so a node sync writes only what this engine holds.
+// for a cycle, so a node sync writes only what this engine holds. Beside
+// a running cycle it keeps the scope that cycle's sync set (a node sync
+// must not change it under the cycle) and runs fenced on the same
+// assignment's lease; the engine orders the two runs' writes.
 func (w *coordSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	if err := w.co.sameMembership(w.daemonSetup); err != nil {
 		return err.Error()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cycling {
+		fctx, cancel := w.co.c.Fence(ctx, w.co.last)
+		defer cancel()
+		return w.daemonSetup.NodeSync(fctx, b)
 	}
 	cctx, cancel, err := w.co.BeforeCycle(ctx, w.eng, w.pc)
 	if err != nil {
