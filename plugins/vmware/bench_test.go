@@ -126,14 +126,18 @@ type rtFunc func(*http.Request) (*http.Response, error)
 func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // BenchmarkLoad is loading vmware.wasm to a configured instance: cold
-// (an empty compilation cache: wazero compiles the 26 MB module) and
-// cached (the compiled code from the cache dir).
+// (an empty compilation cache: wazero compiles the 26 MB module), cached
+// (the compiled code from the cache dir) and cached-in-process (the same
+// without the plugin host process, so that -cpuprofile sees the load:
+// how much of a warm start is wazero validating the unchanged module,
+// PROFILE.md "Warm start").
 func BenchmarkLoad(b *testing.B) {
 	wasm := plugintest.Build(b, "plugins/vmware")
 	raw, _ := json.Marshal(testConfig)
 	ctx := context.Background()
+	iso := wasmhost.ChildProcess
 	load := func(b *testing.B, cache string) {
-		p, err := wasmhost.Load(ctx, wasm, raw, wasmhost.Options{CacheDir: cache,
+		p, err := wasmhost.Load(ctx, wasm, raw, wasmhost.Options{CacheDir: cache, Isolation: iso,
 			Services: map[string]string{"vcenter": "http://127.0.0.1:9"}})
 		if err != nil {
 			b.Fatal(err)
@@ -151,13 +155,16 @@ func BenchmarkLoad(b *testing.B) {
 			b.StartTimer()
 		}
 	})
-	b.Run("cached", func(b *testing.B) {
+	cached := func(b *testing.B) {
 		dir := b.TempDir()
 		load(b, dir)
 		for b.Loop() {
 			load(b, dir)
 		}
-	})
+	}
+	b.Run("cached", cached)
+	iso = wasmhost.InProcess
+	b.Run("cached-in-process", cached)
 }
 
 // BenchmarkMemoryNeeded finds the smallest memory_limit (to 2 MiB) under
