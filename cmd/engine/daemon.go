@@ -23,11 +23,19 @@ type daemonSetup struct {
 	info  ops.Info
 	level slog.Level
 	ev    *worldEvents // [events], nil without (events.go)
+	drift *driftBook   // engine.mode = "observe" (observe.go), else nil
+	log   *slog.Logger
 }
 
-func (w *daemonSetup) Cycle(ctx context.Context) engine.Report { return w.eng.Cycle(ctx) }
-func (w *daemonSetup) Save() error                             { return w.state.Save() }
-func (w *daemonSetup) Close(ctx context.Context)               { w.ev.stop(); w.close(ctx) }
+// Cycle reconciles; in observe mode it plans, and reports the drift.
+func (w *daemonSetup) Cycle(ctx context.Context) engine.Report {
+	if w.drift != nil {
+		return w.observeCycle(ctx)
+	}
+	return w.eng.Cycle(ctx)
+}
+func (w *daemonSetup) Save() error               { return w.state.Save() }
+func (w *daemonSetup) Close(ctx context.Context) { w.ev.stop(); w.close(ctx) }
 
 func (w *daemonSetup) Settings() daemon.Settings {
 	return daemon.Settings{Interval: w.cfg.Engine.Interval.D(), StopTimeout: w.cfg.Engine.StopTimeout.D(),
@@ -58,8 +66,12 @@ func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, s
 		return nil, err
 	}
 	pi := a.plugin.Info()
-	w := &daemonSetup{assembly: a, level: level}
-	if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
+	w := &daemonSetup{assembly: a, level: level, log: log}
+	if cfg.Engine.Mode == "observe" {
+		w.drift = driftBookFor(o)
+		log.Info("observe mode: Placement is read, never written; each cycle reports the drift (engine.mode)",
+			"events", "node syncs are off in observe mode")
+	} else if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
 		a.close(ctx)
 		return nil, err
 	}

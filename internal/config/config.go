@@ -51,6 +51,9 @@ type Engine struct {
 	DeleteLimit float64   `toml:"delete_limit"`
 	StopTimeout Duration  `toml:"stop_timeout"`
 	MemoryLimit SoftLimit `toml:"memory_limit"`
+	// Mode is "run" (reconcile: write Placement) or "observe" (never
+	// write; report the drift each cycle would correct).
+	Mode string `toml:"mode"`
 }
 
 // Scope is the [scope] table: the shards and conductor groups managed.
@@ -195,7 +198,7 @@ func parseAll(text, dir string, pluginOnly bool) (*Config, []error) {
 
 func defaults() *Config {
 	return &Config{
-		Engine: Engine{ID: "default", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
+		Engine: Engine{ID: "default", Mode: "run", Interval: Duration(60 * time.Second), Concurrency: engine.DefaultConcurrency,
 			MaxAttempts: engine.DefaultMaxAttempts, DeleteGrace: Duration(engine.DefaultDeleteGrace),
 			DeleteLimit: engine.DefaultDeleteLimit, StopTimeout: Duration(60 * time.Second)},
 		Placement: Placement{Timeout: Duration(placement.DefaultTimeout), Connections: placement.DefaultMaxConns,
@@ -271,6 +274,7 @@ func (c *Config) checks() []error {
 	req(c.Plugin.SHA256 == "" || wasmhost.ValidSHA256(c.Plugin.SHA256), "plugin.sha256",
 		"must be 64 hex digits, as `engine plugin inspect` prints")
 	req(c.Plugin.Timeout > 0, "plugin.timeout", "must be positive")
+	req(c.Engine.Mode == "run" || c.Engine.Mode == "observe", "engine.mode", fmt.Sprintf("%q; want \"run\" or \"observe\"", c.Engine.Mode))
 	req(c.Plugin.MemoryLimit >= 16<<20, "plugin.memory_limit", "must be at least 16MiB")
 	req(c.Plugin.MaxRecords >= 0, "plugin.max_records", "must not be negative")
 	req(c.Plugin.MaxFieldLength >= 0, "plugin.max_field_length", "must not be negative")

@@ -11,7 +11,7 @@ promtool check rules $mon/rpengine.rules.yml
 (cd $mon && promtool test rules rpengine.rules.test.yml)
 python3 -m json.tool $mon/rpengine-dashboard.json >/dev/null
 registered=$( {
-	grep -rhoE 'Name: +"rpengine_[a-z0-9_]+"' internal/ops/*.go internal/events/*.go | grep -oE 'rpengine_[a-z0-9_]+'
+	grep -rhoE 'Name: +"rpengine_[a-z0-9_]+"' internal/ops/*.go internal/events/*.go cmd/engine/*.go | grep -oE 'rpengine_[a-z0-9_]+'
 	grep -hoE '\bc\("[a-z0-9_]+"' internal/events/metrics.go | sed -E 's/^c\("/rpengine_events_/; s/"$//' # c(...) prefixes rpengine_events_
 } | sort -u)
 used=$(grep -hoE 'rpengine_[a-z0-9_]+' $mon/rpengine.rules.yml $mon/rpengine-dashboard.json | sed -E 's/_(bucket|count|sum)$//' | sort -u)

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
+)
+
+// Observe mode writes nothing, ever, and reports the drift by kind: on
+// an empty Placement every node's provider is missing; after a run
+// wrote them and an operator unreserved one node, that node is the one
+// drift; the drifts' age grows while they last.
+func TestObserveModeWritesNothingAndReportsDrift(t *testing.T) {
+	fake := placementfake.New()
+	defer fake.Close()
+	placementTOML := fmt.Sprintf("[placement]\nendpoint = %q\ntoken = \"admin\"\n", fake.URL())
+	writes := func() int {
+		n := 0
+		for _, r := range fake.Requests() {
+			if r.Method != "GET" {
+				n++
+			}
+		}
+		return n
+	}
+	cfgObserve := daemonConfig(t, t.TempDir(), placementTOML, "")
+	b, _ := os.ReadFile(cfgObserve)
+	os.WriteFile(cfgObserve, []byte(strings.Replace(string(b), `interval = "20ms"`, "interval = \"20ms\"\nmode = \"observe\"", 1)), 0o644)
+	d := startDaemon(t, cfgObserve)
+	d.waitFor("three observe cycles", func() bool { return d.metric(`rpengine_cycles_total{outcome="ok"}`) >= 3 })
+	if n := writes(); n != 0 {
+		t.Fatalf("observe mode sent %d writes to Placement", n)
+	}
+	if got := d.metric(`rpengine_drift_nodes{kind="no_provider"}`); got != 12 {
+		t.Fatalf("drift no_provider %v on an empty Placement, want 12", got)
+	}
+	d.stop()
+
+	run := startDaemon(t, daemonConfig(t, t.TempDir(), placementTOML, ""))
+	run.waitFor("the providers written", func() bool { return len(fake.ProviderUUIDs()) == 12 })
+	run.stop()
+	var planted string
+	for _, u := range fake.ProviderUUIDs() {
+		if p, _ := fake.Provider(u); planted == "" {
+			for class, inv := range p.Inventories {
+				if inv.Reserved == 0 {
+					planted = u
+					if err := fake.SetReserved(u, class, 1); err != nil {
+						t.Fatal(err)
+					}
+				}
+				break
+			}
+		}
+	}
+	fake.ResetRequests()
+	d = startDaemon(t, cfgObserve)
+	d.waitFor("three observe cycles", func() bool { return d.metric(`rpengine_cycles_total{outcome="ok"}`) >= 3 })
+	if n := writes(); n != 0 {
+		t.Fatalf("observe mode sent %d writes to Placement", n)
+	}
+	if got, missing := d.metric(`rpengine_drift_nodes{kind="reserved"}`), d.metric(`rpengine_drift_nodes{kind="no_provider"}`); got != 1 || missing != 0 {
+		t.Fatalf("drift: reserved %v, no_provider %v; want 1 (the planted node) and 0", got, missing)
+	}
+	if !strings.Contains(d.logs.String(), planted+" reserved since") {
+		t.Errorf("the log does not name the planted drift of %s", planted)
+	}
+	if d.metric("rpengine_drift_oldest_seconds") <= 0 {
+		t.Errorf("oldest drift %v s, want it growing", d.metric("rpengine_drift_oldest_seconds"))
+	}
+}
