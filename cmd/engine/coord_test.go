@@ -27,11 +27,16 @@ func TestPrintStatus(t *testing.T) {
 		Pending: []coord.PendingMove{{Unit: "partition/4/0002", To: "e1"}},
 		Moves:   []coord.Move{{At: time.Unix(0, 0), Member: "e1", Unit: "partition/4/0000", Action: "acquired", From: "e2"}}}
 	var b bytes.Buffer
-	printStatus(&b, st)
-	for _, want := range []string{"division partitions=4: 1 members", "partitions 0-1", "partition/4/0002: (nobody) -> e1", "e1 acquired partition/4/0000 from e2"} {
+	printStatus(&b, st, config.BackendEtcd)
+	for _, want := range []string{"etcd prefix /rpengine/, division partitions=4: 1 members", "partitions 0-1", "partition/4/0002: (nobody) -> e1", "e1 acquired partition/4/0000 from e2"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("status output lacks %q:\n%s", want, b.String())
 		}
+	}
+	b.Reset()
+	printStatus(&b, st, config.BackendKubernetes)
+	if !strings.HasPrefix(b.String(), "Kubernetes (Leases and ConfigMaps) prefix /rpengine/,") {
+		t.Errorf("under Kubernetes the header says %q", strings.SplitN(b.String(), "\n", 2)[0])
 	}
 }
 

@@ -45,12 +45,17 @@ func cmdStatus(ctx context.Context, path string, asJSON bool, out io.Writer) err
 	if asJSON {
 		return printJSON(out, st)
 	}
-	printStatus(out, st)
+	printStatus(out, st, cfg.Coord.Backend)
 	return nil
 }
 
-func printStatus(out io.Writer, st coord.Status) {
-	fmt.Fprintf(out, "etcd prefix %s, division %s: %d members\n", st.Prefix, st.Division, len(st.Members))
+// printStatus prints st; backend names where it was read.
+func printStatus(out io.Writer, st coord.Status, backend string) {
+	where := "etcd prefix"
+	if backend == config.BackendKubernetes {
+		where = "Kubernetes (Leases and ConfigMaps) prefix"
+	}
+	fmt.Fprintf(out, "%s %s, division %s: %d members\n", where, st.Prefix, st.Division, len(st.Members))
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "MEMBER\tHOST\tPID\tSTARTED\tLEASE LEFT\tDIVISION\tHOLDS\tASSIGNED\tUNITS HELD")
 	for _, m := range st.Members {
