@@ -276,6 +276,9 @@ func (c *cycle) syncAt(ctx context.Context, i int, d Desired, listed map[string]
 		c.newer.Add(1)
 		return unchanged, 0, nil
 	}
+	if c.leavePaused(d) {
+		return unchanged, 0, nil
+	}
 	if c.settled != nil && c.settled[i] {
 		return c.syncSettled(d)
 	}

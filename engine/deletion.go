@@ -23,6 +23,7 @@ func (c *cycle) reapVanished(ctx context.Context, nodes listedNodes, desired []D
 	// A node a node sync read after this cycle's listing began (a node
 	// enrolled meanwhile) is not unlisted: it is newer than the listing.
 	candidates = slices.DeleteFunc(candidates, c.newerThanCycle)
+	candidates = slices.DeleteFunc(candidates, func(u string) bool { _, _, paused := c.pause(u); return paused }) // never deleted
 	if len(candidates) == 0 {
 		return
 	}

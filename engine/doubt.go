@@ -40,6 +40,9 @@ func (c *cycle) reserveDoubts(ctx context.Context, ds []doubtful) map[string]boo
 	done := make(map[string]bool, len(ds))
 	var todo []doubtful
 	for _, d := range ds {
+		if _, _, paused := c.pause(d.uuid); paused {
+			continue // an operator's pause: not written, not even to reserve
+		}
 		if k, _ := c.state.get(d.uuid); k.Doubt == string(d.why) && k.DoubtGeneration != "" && k.DoubtGeneration == d.gen {
 			done[d.uuid] = true // reserved by an earlier cycle, unchanged since
 			continue

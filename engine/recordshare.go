@@ -81,6 +81,10 @@ func (l stateLedger) TakeShared() (map[string][]byte, []string, []string) {
 	return l.s.takeShared(l.me)
 }
 func (l stateLedger) Reshare(uuids []string) { l.s.reshare(uuids) }
+func (l stateLedger) Paused(uuid string) bool {
+	k, ok := l.s.get(uuid)
+	return ok && !k.PausedUntil.IsZero()
+}
 
 // recordIntent makes the record hold all this run may add or create
 // (record.go) before its first write — on disk, and in the store if any —
@@ -161,7 +165,8 @@ func (e *Engine) mergeShared(state *State, raw map[string][]byte, desired []Desi
 func sameRecord(a, b Record) bool {
 	return slices.Equal(a.Managed.Traits, b.Managed.Traits) && slices.Equal(a.Managed.Aggregates, b.Managed.Aggregates) &&
 		slices.Equal(a.Retained, b.Retained) && a.GoneSince.Equal(b.GoneSince) && a.ProofRound == b.ProofRound &&
-		a.Pending == b.Pending && a.Plugin == b.Plugin && a.Doubt == b.Doubt && a.DoubtGeneration == b.DoubtGeneration
+		a.Pending == b.Pending && a.Plugin == b.Plugin && a.Doubt == b.Doubt && a.DoubtGeneration == b.DoubtGeneration &&
+		a.PausedUntil.Equal(b.PausedUntil) && a.PauseReason == b.PauseReason
 }
 
 // mergeRecord is what both records say may be the engine's: the union of
@@ -179,6 +184,9 @@ func mergeRecord(local, shared Record, trustProofs, trustPending bool) Record {
 	}
 	if out.Doubt == "" { // the reserve is an engine's own, whichever wrote it
 		out.Doubt, out.DoubtGeneration = shared.Doubt, shared.DoubtGeneration
+	}
+	if out.PausedUntil.IsZero() { // an operator's pause survives the take-over
+		out.PausedUntil, out.PauseReason = shared.PausedUntil, shared.PauseReason
 	}
 	if out.GoneSince.IsZero() && trustProofs {
 		out.GoneSince, out.ProofRound = shared.GoneSince, shared.ProofRound

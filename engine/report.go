@@ -27,6 +27,7 @@ const (
 	KindPendingDeletion OutcomeKind = "pending_deletion" // node proven gone; waiting for the next proof
 	KindBlocked         OutcomeKind = "blocked"          // proven gone but not deleted; Reason says why
 	KindKept            OutcomeKind = "kept"             // unlisted, not proven gone: provider kept; Reason says why
+	KindPaused          OutcomeKind = "paused"           // an operator paused it (engine pause): not written
 )
 
 // Reason codes of quarantined, blocked and kept outcomes.
@@ -164,6 +165,10 @@ type Report struct {
 	// LeftToNodeSyncs counts providers a full cycle did not write because
 	// a node sync read their node after the cycle began (engine/order.go).
 	LeftToNodeSyncs int `json:"left_to_node_syncs,omitempty"`
+	// Paused counts the providers an operator paused (engine pause), and
+	// PausesOverdue those past the time the operator meant to resume.
+	Paused        int `json:"paused,omitempty"`
+	PausesOverdue int `json:"pauses_overdue,omitempty"`
 	// ChangesOmitted counts outcomes past the first MaxChangeLists of a
 	// cycle (not a plan) whose changes were left out: a cold run creating
 	// 100,000 providers kept 43 MB of them.

@@ -52,6 +52,12 @@ type Record struct {
 	// that lists it unchanged sends nothing.
 	Doubt           string               `json:",omitempty"`
 	DoubtGeneration placement.Generation `json:",omitempty"`
+	// PausedUntil, while set, says an operator paused this provider
+	// (engine pause, pause.go): no write reaches it, deletion never
+	// proceeds, until engine resume. The time is when the operator meant
+	// to resume; past it the pause holds, and is reported overdue.
+	PausedUntil time.Time `json:",omitzero"`
+	PauseReason string    `json:",omitempty"`
 }
 
 // State holds, between cycles and between processes (through an optional
@@ -87,6 +93,7 @@ type State struct {
 	// providers (set, remove), so a cycle learns there are none without
 	// walking 100,000 entries (nextRound, anyProof, pendingOrphans).
 	proofs, pending int
+	paused          int // entries an operator paused (pause.go)
 	// writes counts the writes of providers: a cycle that judged every
 	// entry at intend knows, from an unchanged count, that its judgements
 	// still stand (settled, sync.go).
@@ -247,7 +254,7 @@ func (s *State) clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return &State{providers: s.providers.clone(), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds),
-		proofs: s.proofs, pending: s.pending}
+		proofs: s.proofs, pending: s.pending, paused: s.paused}
 }
 
 func (s *State) get(uuid string) (known, bool) {
@@ -309,6 +316,9 @@ func (s *State) recount(k known, by int) {
 	}
 	if k.Pending {
 		s.pending += by
+	}
+	if !k.PausedUntil.IsZero() {
+		s.paused += by
 	}
 }
 

@@ -198,7 +198,7 @@ func (in *interned) known(dec *jsontext.Decoder) (known, error) {
 
 // knownFields are the JSON names of known's fields.
 var knownFields = []string{"Exists", "Pending", "Generation", "Inventory", "Traits", "Aggregates", "Retained", "Managed",
-	"Plugin", "GoneSince", "ProofRound", "Doubt", "DoubtGeneration"}
+	"Plugin", "GoneSince", "ProofRound", "Doubt", "DoubtGeneration", "PausedUntil", "PauseReason"}
 
 func (in *interned) field(k *known, name string, raw jsontext.Value) error {
 	var err error
@@ -232,6 +232,10 @@ func (in *interned) field(k *known, name string, raw jsontext.Value) error {
 		k.Doubt, err = share(in.strs, raw)
 	case "DoubtGeneration":
 		err = k.DoubtGeneration.UnmarshalJSON(raw)
+	case "PausedUntil":
+		err = decodeInto(raw, &k.PausedUntil)
+	case "PauseReason":
+		err = decodeInto(raw, &k.PauseReason)
 	default:
 		err = jsonv2.Unmarshal(raw, new(any)) // still checked, as json v2 does
 	}

@@ -95,6 +95,9 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 			c.settleNamedHolds(ctx, desired, listed)
 		}
 	}
+	if r.whole {
+		c.countPauses()
+	}
 	c.recordAfter(ctx)
 }
 

@@ -28,6 +28,9 @@ type Ledger interface {
 	// given back by Reshare when the store fails.
 	TakeShared() (put map[string][]byte, del, uuids []string)
 	Reshare(uuids []string)
+	// Paused says an operator paused the provider (engine pause): the
+	// writers Intend hands out refuse every write to it.
+	Paused(uuid string) bool
 }
 
 // Intent adds to the ledger what a run may add or create; shared is the
@@ -109,7 +112,7 @@ func (k *Keeper) Intend(ctx context.Context, add Intent) (Writer, error) {
 	}
 	changed := add != nil && add(shared)
 	if k.plan {
-		return &plan{pc: k.pc}, nil
+		return guarded{&plan{pc: k.pc}, k.ledger.Paused}, nil
 	}
 	if changed {
 		if err := k.ledger.Save(); err != nil {
@@ -119,7 +122,7 @@ func (k *Keeper) Intend(ctx context.Context, add Intent) (Writer, error) {
 	if err := k.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("shared record: %w", err)
 	}
-	return sender{k.pc}, nil
+	return guarded{sender{k.pc}, k.ledger.Paused}, nil
 }
 
 // Save writes the file alone, for what nothing written depends on yet

@@ -17,6 +17,8 @@ type fakeLedger struct {
 
 func (l *fakeLedger) Save() error { l.saves++; return l.saveErr }
 
+func (l *fakeLedger) Paused(string) bool { return false }
+
 func (l *fakeLedger) TakeShared() (map[string][]byte, []string, []string) {
 	put := l.changed
 	l.changed = nil
@@ -69,8 +71,10 @@ func TestIntendIsDurableBeforeTheWriter(t *testing.T) {
 	if l.saves != 1 || string(st.entries["b"]) != "new" {
 		t.Errorf("saves %d, store %q: the intent is not durable in both", l.saves, st.entries)
 	}
-	if _, ok := w.(sender); !ok || w.All() != nil {
-		t.Errorf("writer %T, want the sender", w)
+	if g, ok := w.(guarded); !ok || w.All() != nil {
+		t.Errorf("writer %T, want the sender behind the pause guard", w)
+	} else if _, ok := g.Writer.(sender); !ok {
+		t.Errorf("guarded writer %T, want the sender", g.Writer)
 	}
 	if _, err := k.Intend(context.Background(), func(shared map[string][]byte) bool {
 		if shared != nil {
