@@ -33,6 +33,10 @@ type RecordStore = record.Store
 type stored struct {
 	By string `json:"by"` // the owner marker of the engine that wrote it
 	Record
+	// Seen is the provider as its writer last saw it, at a generation:
+	// an engine taking it over trusts it, without reading the provider,
+	// only while Placement still lists that generation (takeover.go).
+	Seen *Observed `json:"seen,omitempty"`
 }
 
 // maxEntry bounds one shared entry: a record of a provider is a few
@@ -244,9 +248,10 @@ func (s *State) mergeShared(in map[string]stored, me string, ev evidence) (refus
 		if !sameRecord(merged, st.Record) || st.By != me {
 			s.markShared(uuid)
 		}
-		if !had || !sameRecord(merged, k.Record) {
+		seen, took := takeSeen(k.Observed, st, me)
+		if !had || took || !sameRecord(merged, k.Record) {
 			old := k
-			k.Record = merged
+			k.Record, k.Observed = merged, seen
 			s.set(uuid, old, k)
 			s.dirty = true
 		}
@@ -257,6 +262,31 @@ func (s *State) mergeShared(in map[string]stored, me string, ev evidence) (refus
 		}
 	}
 	return refused, first
+}
+
+// seenOf is what a shared entry keeps of o: nothing unless it was seen
+// at a generation.
+func seenOf(o Observed) *Observed {
+	if !o.Exists || o.Generation == "" {
+		return nil
+	}
+	return &o
+}
+
+// takeSeen is the observation to keep of a provider not listed as ours:
+// the entry's, when local has none or another engine wrote it later, and
+// it carries its writer's own marker (what the writer saw of a provider
+// it owned). It is only a cache: syncOne trusts it while the listed
+// generation equals its own, and reads the provider otherwise.
+func takeSeen(local Observed, st stored, me string) (Observed, bool) {
+	s := st.Seen
+	if s == nil || !s.Exists || s.Generation == "" || !slices.Contains(s.Traits, st.By) || s.Generation == local.Generation {
+		return local, false
+	}
+	if local.Generation != "" && st.By == me {
+		return local, false // our own entry: the state is no older
+	}
+	return *s, true
 }
 
 // least is the lesser of two uuids, "" counting as none: the first of a
@@ -292,7 +322,7 @@ func (s *State) takeShared(me string) (put map[string][]byte, del, uuids []strin
 			del = append(del, uuid)
 			continue
 		}
-		b, err := json.Marshal(stored{By: me, Record: k.Record})
+		b, err := json.Marshal(stored{By: me, Record: k.Record, Seen: seenOf(k.Observed)})
 		if err != nil { // a Record always encodes; never store half of one
 			panic(fmt.Sprintf("encode the record of %s: %v", uuid, err))
 		}

@@ -18,6 +18,8 @@ func BenchmarkTakeOver(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				a := newRig(b, n)
+				store := &memStore{entries: map[string][]byte{}}
+				a.eng.ShareRecord(store, false)
 				a.cleanCycle()
 				o := &rig{t: b, fake: a.fake, src: a.src, opts: a.opts}
 				o.ownerT = engine.OwnerTrait("other")
@@ -25,6 +27,7 @@ func BenchmarkTakeOver(b *testing.B) {
 					MayTakeOver: func(owner string) bool { return owner == a.ownerT }}
 				o.state, _ = engine.LoadState("", "")
 				o.restart()
+				o.eng.ShareRecord(store, true)
 				a.fake.ResetRequests()
 				b.StartTimer()
 				if rep := o.cycle(); rep.Updated != n || len(rep.Errors) > 0 {
