@@ -122,6 +122,9 @@ func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) 
 	if err != nil {
 		return unchanged, err
 	}
+	if p.adopting {
+		ws = reserveFirst(ws) // takeover.go
+	}
 	after, err := c.apply(ctx, o, ws, p.d.NodeName)
 	if err != nil {
 		if fresh || after.Generation != o.Generation {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"net/url"
+	"slices"
 
 	"github.com/rpengine/rpengine/engine/placement"
 )
@@ -104,4 +105,21 @@ func (q *quiet) sawOwner(owner string, gens map[string]placement.Generation, wan
 		q.others[uuid] = g
 		q.anyForeign.Store(true)
 	}
+}
+
+// reserveFirst puts a taken-over provider's inventory write before the
+// traits write that flips its marker: until that write the provider is
+// offered as its departed owner left it, and where the node must now be
+// reserved, that is the write that cannot wait for the flip.
+func reserveFirst(ws []Write) []Write {
+	inv := slices.IndexFunc(ws, func(w Write) bool { return w.Op == OpInventory })
+	tr := slices.IndexFunc(ws, func(w Write) bool { return w.Op == OpTraits })
+	if inv < 0 || tr < 0 || inv < tr {
+		return ws
+	}
+	out := slices.Clone(ws)
+	w := out[inv]
+	copy(out[tr+1:inv+1], out[tr:inv])
+	out[tr] = w
+	return out
 }

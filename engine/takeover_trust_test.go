@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"fmt"
+	"path"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rpengine/rpengine/engine"
@@ -61,18 +63,35 @@ func TestTakeOverTrustsTheRecordWhileTheGenerationHolds(t *testing.T) {
 
 // A node whose source changed while its owner was dead is written as it
 // is now, though its provider is trusted from the record: the plan is
-// made from the source's fresh listing.
+// made from the source's fresh listing, and a node to reserve is
+// reserved before its marker flips.
 func TestTakeOverFromTheRecordWritesWhatChangedMeanwhile(t *testing.T) {
 	a := newRig(t, 4)
 	store := &memStore{entries: map[string][]byte{}}
 	a.eng.ShareRecord(store, false)
 	a.cleanCycle()
-	a.src.set(func(s *source) { s.nodes = withGPU(s.nodes, true) })
+	a.src.set(func(s *source) {
+		s.nodes = withGPU(s.nodes, true)
+		s.nodes[2].Maintenance = true
+	})
 	b := taker(a, store)
 	a.fake.ResetRequests()
 	b.cleanCycle()
 	if n := reads(a, ""); n != 0 {
 		t.Fatalf("%d provider reads, want none", n)
+	}
+	// The node now in maintenance is reserved before its marker flips.
+	var order []string
+	for _, q := range a.fake.Requests() {
+		if q.Method == "PUT" && strings.HasPrefix(q.Path, "/resource_providers/"+nodeUUID(2)+"/") {
+			order = append(order, path.Base(q.Path))
+		}
+	}
+	if !slices.Equal(order, []string{"inventories", "traits"}) {
+		t.Fatalf("writes of the node in maintenance: %v, want the inventory first", order)
+	}
+	if inv := a.provider(nodeUUID(2)).Inventories; len(inv) == 0 || inv["CUSTOM_BAREMETAL_GOLD"].Reserved != inv["CUSTOM_BAREMETAL_GOLD"].Total {
+		t.Fatalf("node in maintenance not reserved: %+v", inv)
 	}
 	for i := range 4 {
 		if p := a.provider(nodeUUID(i)); !slices.Contains(p.Traits, "CUSTOM_GPU") || !slices.Contains(p.Traits, b.ownerT) {
