@@ -59,6 +59,11 @@ func TestTakeOverTrustsTheRecordWhileTheGenerationHolds(t *testing.T) {
 	if p := a.provider(moved); !slices.Contains(p.Traits, "CUSTOM_OPERATOR") {
 		t.Fatalf("the operator's trait was dropped: %v", p.Traits)
 	}
+	// The next cycle is idle: what the take-over wrote is its own view.
+	a.fake.ResetRequests()
+	if rep := b.cleanCycle(); rep.Unchanged != 6 || len(a.fake.Requests()) > 2 {
+		t.Fatalf("cycle after the take-over: %+v, %v", rep, paths(a))
+	}
 }
 
 // A node whose source changed while its owner was dead is written as it
