@@ -33,6 +33,7 @@ type cycle struct {
 	holds  *holdBook
 	rooms  map[string]map[string]placement.Generation // room listings by hold class, this cycle (roomFor)
 	quiet  *quiet                                     // the engine's, or a plan's copy (quiet.go)
+	others others                                     // other owners' providers listed this cycle (takeover.go)
 	budget budget                                     // of new names
 	round  int64                                      // for consecutive deletion proofs (proof.go)
 	start  time.Time

@@ -33,6 +33,21 @@ type RecordStore = record.Store
 type stored struct {
 	By string `json:"by"` // the owner marker of the engine that wrote it
 	Record
+	// Seen is the provider as its writer last saw it, at a generation:
+	// an engine taking it over trusts it, without reading the provider,
+	// only while Placement still lists that generation (takeover.go).
+	Seen *seenEntry `json:"seen,omitempty"`
+}
+
+// seenEntry is an Observed kept compact: lists that are what the record
+// says (the usual case) are left out.
+type seenEntry struct {
+	Generation placement.Generation           `json:"g"`
+	Inventory  map[string]placement.Inventory `json:"inv"`
+	// Traits nil: the record's managed traits and the writer's marker.
+	Traits *[]string `json:"t,omitempty"`
+	// Aggregates nil: the record's managed aggregates.
+	Aggregates *[]string `json:"a,omitempty"`
 }
 
 // maxEntry bounds one shared entry: a record of a provider is a few
@@ -252,9 +267,10 @@ func (s *State) mergeShared(in map[string]stored, me string, ev evidence) (refus
 		if !sameRecord(merged, st.Record) || st.By != me {
 			s.markShared(uuid)
 		}
-		if !had || !sameRecord(merged, k.Record) {
+		seen, took := takeSeen(k.Observed, st, me)
+		if !had || took || !sameRecord(merged, k.Record) {
 			old := k
-			k.Record = merged
+			k.Record, k.Observed = merged, seen
 			s.set(uuid, old, k)
 			s.dirty = true
 		}
@@ -265,6 +281,77 @@ func (s *State) mergeShared(in map[string]stored, me string, ev evidence) (refus
 		}
 	}
 	return refused, first
+}
+
+// maxSeenEntry bounds an entry that carries seen: one larger is stored
+// without it (its taker reads the provider, 3 requests more). The
+// Kubernetes store keeps 100,000 providers' entries in 64 ConfigMaps,
+// 1,563 each: at 512 bytes and a 36-byte key, 856 KB, under the API
+// server's 1 MiB an object.
+const maxSeenEntry = 512
+
+// encodeStored encodes st, without its Seen when that makes the entry
+// larger than maxSeenEntry.
+func encodeStored(uuid string, st stored) []byte {
+	b, err := json.Marshal(st)
+	if err == nil && st.Seen != nil && len(b) > maxSeenEntry {
+		st.Seen = nil
+		b, err = json.Marshal(st)
+	}
+	if err != nil { // a Record always encodes; never store half of one
+		panic(fmt.Sprintf("encode the record of %s: %v", uuid, err))
+	}
+	return b
+}
+
+// seenOf is what a shared entry keeps of o: nothing unless it was seen
+// at a generation; lists equal to what the record implies are left out.
+func seenOf(o Observed, r Record, me string) *seenEntry {
+	if !o.Exists || o.Generation == "" {
+		return nil
+	}
+	e := &seenEntry{Generation: o.Generation, Inventory: o.Inventory}
+	if t := slices.Clone(o.Traits); !sameSet(t, seenTraits(r, me)) {
+		e.Traits = &t
+	}
+	if a := slices.Clone(o.Aggregates); !sameSet(a, r.Managed.Aggregates) {
+		e.Aggregates = &a
+	}
+	return e
+}
+
+// seenTraits is the traits a seenEntry without its own list stands for.
+func seenTraits(r Record, by string) []string {
+	return sortedSet(append(slices.Clone(r.Managed.Traits), by))
+}
+
+// observed is the Observed e stands for, in an entry of r written by by.
+func (e *seenEntry) observed(r Record, by string) Observed {
+	o := Observed{Exists: true, Generation: e.Generation, Inventory: e.Inventory,
+		Traits: seenTraits(r, by), Aggregates: slices.Clone(r.Managed.Aggregates)}
+	if e.Traits != nil {
+		o.Traits = *e.Traits
+	}
+	if e.Aggregates != nil {
+		o.Aggregates = *e.Aggregates
+	}
+	return o
+}
+
+// takeSeen is the observation to keep of a provider not listed as ours:
+// the entry's, when local has none or another engine wrote it later, and
+// it carries its writer's own marker (what the writer saw of a provider
+// it owned). It is only a cache: syncOne trusts it while the listed
+// generation equals its own, and reads the provider otherwise.
+func takeSeen(local Observed, st stored, me string) (Observed, bool) {
+	if st.Seen == nil || st.Seen.Generation == "" || st.Seen.Generation == local.Generation {
+		return local, false
+	}
+	s := st.Seen.observed(st.Record, st.By)
+	if !slices.Contains(s.Traits, st.By) || local.Generation != "" && st.By == me {
+		return local, false // not the writer's own view, or ours and no newer than the state
+	}
+	return s, true
 }
 
 // least is the lesser of two uuids, "" counting as none: the first of a
@@ -300,11 +387,7 @@ func (s *State) takeShared(me string) (put map[string][]byte, del, uuids []strin
 			del = append(del, uuid)
 			continue
 		}
-		b, err := json.Marshal(stored{By: me, Record: k.Record})
-		if err != nil { // a Record always encodes; never store half of one
-			panic(fmt.Sprintf("encode the record of %s: %v", uuid, err))
-		}
-		put[uuid] = b
+		put[uuid] = encodeStored(uuid, stored{By: me, Record: k.Record, Seen: seenOf(k.Observed, k.Record, me)})
 	}
 	clear(s.shared)
 	slices.Sort(del)

@@ -288,6 +288,7 @@ func (s *State) put(uuid string, k known) {
 	s.dirty = true
 	s.changedRecord(uuid, k.Record)
 	old, _ := s.providers.get(uuid)
+	s.changedSeen(uuid, old, k)
 	s.set(uuid, old, k)
 	s.mu.Unlock()
 }
@@ -333,6 +334,15 @@ func (s *State) changedRecord(uuid string, r Record) {
 	}
 }
 
+// changedSeen marks uuid's shared entry to be stored when the provider
+// was seen at a new generation: the entry keeps what a peer taking it
+// over may trust instead of reading it (recordshare.go, takeover.go).
+func (s *State) changedSeen(uuid string, old, k known) {
+	if s.shared != nil && k.Exists && k.Generation != "" && k.Generation != old.Generation {
+		s.shared[uuid] = struct{}{}
+	}
+}
+
 // invalidate drops what was seen of a provider but keeps its record —
 // what the engine manages on it, its proofs, its plugin — so a re-read
 // still knows which traits are its own.
@@ -354,6 +364,7 @@ func (s *State) update(uuid string, f func(*known)) {
 	k := old
 	f(&k)
 	s.changedRecord(uuid, k.Record)
+	s.changedSeen(uuid, old, k)
 	s.set(uuid, old, k)
 	s.mu.Unlock()
 }

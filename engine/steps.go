@@ -37,8 +37,12 @@ var fullRun = run{
 	observe: func(ctx context.Context, c *cycle) (listedNodes, []Desired, bool) {
 		return c.observe(ctx, c.e.pol.Scope.Request())
 	},
-	providers: func(ctx context.Context, c *cycle, _ []Desired) (map[string]placement.Generation, bool) {
-		return c.listProviders(ctx)
+	providers: func(ctx context.Context, c *cycle, desired []Desired) (map[string]placement.Generation, bool) {
+		listed, ok := c.listProviders(ctx)
+		if ok {
+			c.listOthers(ctx, desired, listed)
+		}
+		return listed, ok
 	},
 }
 

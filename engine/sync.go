@@ -45,6 +45,11 @@ func (c *cycle) syncOne(ctx context.Context, d Desired, listed placement.Generat
 		return unchanged, 0, err // another's, unchanged since read: no request
 	}
 	p := &providerSync{d: d, listed: listed, exists: listed != ""}
+	if g, ok := c.others.takeable[d.UUID]; ok && listed == "" {
+		// Listed under an owner the fleet gave up (takeover.go): adopt it
+		// from that generation, with no refused create nor lookup first.
+		p.listed, p.exists, p.adopting = g, true, true
+	}
 	// The first try uses the entry seen: one lookup, not three (the
 	// state lock and map were a tenth of an idle cycle).
 	p.seen, _ = c.state.get(d.UUID)
@@ -116,6 +121,9 @@ func (c *cycle) syncOnce(ctx context.Context, p *providerSync) (outcome, error) 
 	ws, err := c.providerWrites(ctx, p, o, fresh)
 	if err != nil {
 		return unchanged, err
+	}
+	if p.adopting {
+		ws = reserveFirst(ws) // takeover.go
 	}
 	after, err := c.apply(ctx, o, ws, p.d.NodeName)
 	if err != nil {

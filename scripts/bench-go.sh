@@ -46,3 +46,21 @@ echo '```'
 mark "RPENGINE_PLUGIN_DIR=\$PWD/build/plugins go test -run '^\$' -bench '$benches' -benchtime 1x -count $rounds ./plugins/vmware"
 RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench "$benches" -benchtime 1x -count $rounds -timeout 60m ./plugins/vmware 2>&1 | grep -E '^(Benchmark|ok|FAIL|---|    )' || true
 echo '```'
+# The take-over of a departed peer's providers (docs/SCALEOUT.md):
+# requests per provider taken over and wall time, with and without the
+# shared record; a restart beside another owner's providers; and the
+# spread of partitions over 2-8 engines.
+echo
+echo "Take-over, in the in-repo fake Placement (engine/takeover_bench_test.go; goal <= 1.5 requests a provider taken over, <= 60 s at 50,000; a restart beside 10,000 providers another engine keeps, <= 3 requests):"
+echo
+echo '```'
+mark "go test -run '^\$' -bench 'TakeOver|RestartBeside' -benchtime 1x ./engine/"
+go test -run '^$' -bench 'TakeOver|RestartBeside' -benchtime 1x -timeout 30m ./engine/ 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo '```'
+echo
+echo "Partitions held by each live engine, rendezvous with bounded loads (internal/coord TestAssignSpread):"
+echo
+echo '```'
+mark "go test -count=1 -v -run 'TestAssignSpread\$' ./internal/coord/"
+go test -count=1 -v -run 'TestAssignSpread$' ./internal/coord/ 2>&1 | grep -oE 'SPREAD .*' | grep -vE 'partitions=2 ' || true
+echo '```'

@@ -190,34 +190,9 @@ func (c *Coordinator) target(v view, a *Assignment) ([]string, error) {
 // behind a's claims may be about to expire (a quarter TTL before the
 // earliest expiry etcd could apply) or is gone, whichever comes first.
 func (c *Coordinator) Fence(parent context.Context, a Assignment) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	l := a.lease
-	if l == nil {
-		cancel(errors.New("fenced: no lease"))
-		return ctx, func() { cancel(context.Canceled) }
-	}
-	go func() {
-		for {
-			d := time.Until(l.validUntil())
-			if d <= 0 {
-				c.log.Warn("etcd lease not renewed in time: cycle cancelled, no more writes", "member", c.cfg.Member)
-				cancel(errFenced)
-				return
-			}
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-l.lost:
-				t.Stop()
-				cancel(errFenced)
-				return
-			case <-ctx.Done():
-				t.Stop()
-				return
-			}
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
+	return fence(parent, a.lease, errFenced, func() {
+		c.log.Warn("etcd lease not renewed in time: cycle cancelled, no more writes", "member", c.cfg.Member)
+	})
 }
 
 var errFenced = errors.New("fenced: the etcd lease may expire; claims no longer proven")

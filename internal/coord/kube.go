@@ -97,34 +97,9 @@ func (k *KubeCoordinator) Requests() int64 { return k.api.requests.Load() }
 // member Lease behind a's claims may be taken by a peer (a quarter TTL
 // before a peer's clock could count it expired) or was lost.
 func (k *KubeCoordinator) Fence(parent context.Context, a Assignment) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
-	l := a.lease
-	if l == nil {
-		cancel(errors.New("fenced: no lease"))
-		return ctx, func() { cancel(context.Canceled) }
-	}
-	go func() {
-		for {
-			d := time.Until(l.validUntil())
-			if d <= 0 {
-				k.log.Warn("kubernetes Lease not renewed in time: cycle cancelled, no more writes", "member", k.cfg.Member)
-				cancel(errKubeFenced)
-				return
-			}
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-l.lost:
-				t.Stop()
-				cancel(errKubeFenced)
-				return
-			case <-ctx.Done():
-				t.Stop()
-				return
-			}
-		}
-	}()
-	return ctx, func() { cancel(context.Canceled) }
+	return fence(parent, a.lease, errKubeFenced, func() {
+		k.log.Warn("kubernetes Lease not renewed in time: cycle cancelled, no more writes", "member", k.cfg.Member)
+	})
 }
 
 var errKubeFenced = errors.New("fenced: the member Lease may be taken; claims no longer proven")

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"net/url"
+	"slices"
+
+	"github.com/rpengine/rpengine/engine/placement"
+)
+
+// Other owners' providers, listed in bulk.
+//
+// A desired provider this engine's marker does not list is either new,
+// another engine's (to be taken over when the fleet says so), or an
+// owner's it must leave alone. Asking each one by name cost a refused
+// create and a read of the provider (6 requests a provider taken over,
+// 5 a provider left alone on a restart). Instead one request lists the
+// engines' owner traits, and one a trait lists that owner's providers
+// with their generations: what a take-over then reads and flips, and
+// what the quiet book then leaves alone, needs no lookup of its own.
+
+// others is what listOthers found: providers of owners this engine may
+// take over, with their listed generations.
+type others struct {
+	takeable map[string]placement.Generation
+}
+
+// listOthers lists the providers of every other engine's owner marker
+// when some desired provider is neither ours nor known to the quiet book
+// (an idle cycle lists nothing more). A desired provider of an owner it
+// may take over is adopted by syncOne from its listed generation; one of
+// an owner it may not take over is left alone like one seen before. A
+// failed listing only means those providers are looked up one by one.
+func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
+	want := c.quiet.unknown(desired, listed)
+	if len(want) == 0 {
+		return
+	}
+	e := c.e
+	traits, err := e.pc.TraitsStartingWith(ctx, OwnerTraitPrefix)
+	if err != nil {
+		e.log.Warn("owner markers not listed: other owners' providers are looked up one by one", "err", err)
+		return
+	}
+	takeable := map[string]placement.Generation{}
+	for _, owner := range traits {
+		if owner == e.pol.OwnerTrait || len(want) == 0 {
+			continue
+		}
+		gens, err := e.pc.ProviderGenerations(ctx, url.Values{"required": {owner}}, 0)
+		if err != nil {
+			e.log.Warn("providers of another owner not listed: they are looked up one by one", "owner", owner, "err", err)
+			continue
+		}
+		c.quiet.sawOwner(owner, gens, want, e.mayTakeOver(owner), takeable)
+	}
+	c.others = others{takeable: takeable}
+}
+
+// unknown is the set of desired providers neither listed as ours nor in
+// this cycle's listings of other owners.
+func (q *quiet) unknown(desired []Desired, listed map[string]placement.Generation) map[string]struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var want map[string]struct{}
+	for _, d := range desired {
+		if _, ours := listed[d.UUID]; ours {
+			continue
+		}
+		if _, seen := q.others[d.UUID]; seen {
+			continue
+		}
+		if want == nil {
+			want = map[string]struct{}{}
+		}
+		want[d.UUID] = struct{}{}
+	}
+	return want
+}
+
+// sawOwner takes owner's listing: each wanted provider in it is put in
+// takeable when the engine may take it over, else remembered as owner's
+// at its listed generation, so leftAlone spares it any request. Either
+// way it is no longer wanted.
+func (q *quiet) sawOwner(owner string, gens map[string]placement.Generation, want map[string]struct{}, mayTake bool,
+	takeable map[string]placement.Generation) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for uuid, g := range gens {
+		if _, ok := want[uuid]; !ok || g == "" {
+			continue
+		}
+		delete(want, uuid)
+		if mayTake {
+			takeable[uuid] = g
+			continue
+		}
+		if q.foreign == nil {
+			q.foreign = map[string]foreignSeen{}
+		}
+		if q.others == nil {
+			q.others = map[string]placement.Generation{}
+		}
+		q.foreign[uuid] = foreignSeen{owner, g}
+		q.others[uuid] = g
+		q.anyForeign.Store(true)
+	}
+}
+
+// reserveFirst puts a taken-over provider's inventory write before the
+// traits write that flips its marker: until that write the provider is
+// offered as its departed owner left it, and where the node must now be
+// reserved, that is the write that cannot wait for the flip.
+func reserveFirst(ws []Write) []Write {
+	inv := slices.IndexFunc(ws, func(w Write) bool { return w.Op == OpInventory })
+	tr := slices.IndexFunc(ws, func(w Write) bool { return w.Op == OpTraits })
+	if inv < 0 || tr < 0 || inv < tr {
+		return ws
+	}
+	out := slices.Clone(ws)
+	w := out[inv]
+	copy(out[tr+1:inv+1], out[tr:inv])
+	out[tr] = w
+	return out
+}

@@ -1,0 +1,135 @@
+package engine_test
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rpengine/rpengine/engine"
+)
+
+// reads counts the per-provider reads of uuid (all of them when "").
+func reads(r *rig, uuid string) int {
+	n := 0
+	for _, part := range []string{"inventories", "traits", "aggregates"} {
+		for _, q := range r.fake.Find("GET", "/resource_providers/*/"+part) {
+			if uuid == "" || q.Path == "/resource_providers/"+uuid+"/"+part {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// A taker trusts what the departed owner's shared entry saw while
+// Placement lists the same generation: it reads nothing of those
+// providers and flips each marker with one write. One another writer
+// changed since is read, and its foreign trait kept.
+func TestTakeOverTrustsTheRecordWhileTheGenerationHolds(t *testing.T) {
+	a := newRig(t, 6)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	moved := nodeUUID(3)
+	if err := a.fake.AddTrait(moved, "CUSTOM_OPERATOR"); err != nil {
+		t.Fatal(err)
+	}
+	b := taker(a, store)
+	a.fake.ResetRequests()
+	if rep := b.cleanCycle(); rep.Updated != 6 {
+		t.Fatalf("take-over report %+v", rep)
+	}
+	if n, m := reads(a, ""), reads(a, moved); n != m || m == 0 {
+		t.Fatalf("%d provider reads, %d of them of the provider changed since the record; want only those, at least one", n, m)
+	}
+	if w := a.fake.Find("PUT", "/resource_providers/*/traits"); len(w) != 6 {
+		t.Fatalf("%d trait writes, want one a provider", len(w))
+	}
+	if c := a.fake.Find("POST", "/resource_providers"); len(c) != 0 {
+		t.Fatalf("take-over tried %d creates", len(c))
+	}
+	for i := range 6 {
+		p := a.provider(nodeUUID(i))
+		if slices.Contains(p.Traits, a.ownerT) || !slices.Contains(p.Traits, b.ownerT) {
+			t.Fatalf("marker not flipped on %d: %v", i, p.Traits)
+		}
+	}
+	if p := a.provider(moved); !slices.Contains(p.Traits, "CUSTOM_OPERATOR") {
+		t.Fatalf("the operator's trait was dropped: %v", p.Traits)
+	}
+	// The next cycle is idle: what the take-over wrote is its own view.
+	a.fake.ResetRequests()
+	if rep := b.cleanCycle(); rep.Unchanged != 6 || len(a.fake.Requests()) > 2 {
+		t.Fatalf("cycle after the take-over: %+v, %v", rep, paths(a))
+	}
+}
+
+// A node whose source changed while its owner was dead is written as it
+// is now, though its provider is trusted from the record: the plan is
+// made from the source's fresh listing, and a node to reserve is
+// reserved before its marker flips.
+func TestTakeOverFromTheRecordWritesWhatChangedMeanwhile(t *testing.T) {
+	a := newRig(t, 4)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	a.src.set(func(s *source) {
+		s.nodes = withGPU(s.nodes, true)
+		s.nodes[2].Maintenance = true
+	})
+	b := taker(a, store)
+	a.fake.ResetRequests()
+	b.cleanCycle()
+	if n := reads(a, ""); n != 0 {
+		t.Fatalf("%d provider reads, want none", n)
+	}
+	// The node now in maintenance is reserved before its marker flips.
+	var order []string
+	for _, q := range a.fake.Requests() {
+		if q.Method == "PUT" && strings.HasPrefix(q.Path, "/resource_providers/"+nodeUUID(2)+"/") {
+			order = append(order, path.Base(q.Path))
+		}
+	}
+	if !slices.Equal(order, []string{"inventories", "traits"}) {
+		t.Fatalf("writes of the node in maintenance: %v, want the inventory first", order)
+	}
+	if inv := a.provider(nodeUUID(2)).Inventories; len(inv) == 0 || inv["CUSTOM_BAREMETAL_GOLD"].Reserved != inv["CUSTOM_BAREMETAL_GOLD"].Total {
+		t.Fatalf("node in maintenance not reserved: %+v", inv)
+	}
+	for i := range 4 {
+		if p := a.provider(nodeUUID(i)); !slices.Contains(p.Traits, "CUSTOM_GPU") || !slices.Contains(p.Traits, b.ownerT) {
+			t.Fatalf("node %d: %v", i, p.Traits)
+		}
+	}
+}
+
+// A new process with no state, beside providers another engine owns and
+// may keep: one listing of the owner markers and one of that owner's
+// providers replace a create, a lookup and three reads a provider.
+func TestRestartBesideAnotherOwnerListsInsteadOfReading(t *testing.T) {
+	o := newRig(t, 50)
+	o.cleanCycle() // "test" owns them all
+	me := &rig{t: t, fake: o.fake, src: o.src, opts: o.opts}
+	me.ownerT = engine.OwnerTrait("me")
+	me.pol = engine.Policy{OwnerTrait: me.ownerT, MarkerTraits: []string{"COMPUTE_NODE"}}
+	me.state, _ = engine.LoadState("", "")
+	me.restart()
+	o.fake.ResetRequests()
+	rep := me.cycle()
+	if rep.Failed != 50 || rep.Created+rep.Updated != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	if n := len(o.fake.Requests()); n > 3 {
+		t.Fatalf("first cycle of a new process: %d requests, want at most 3: %v", n, paths(o))
+	}
+}
+
+func paths(r *rig) []string {
+	var out []string
+	for _, q := range r.fake.Requests() {
+		out = append(out, fmt.Sprintf("%s %s?%s %d", q.Method, q.Path, q.Query, q.Status))
+	}
+	return out
+}
