@@ -3,6 +3,7 @@ module github.com/rpengine/rpengine/deploy/helm/tools
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring v0.95.2
 	helm.sh/helm/v4 v4.3.2
 	k8s.io/api v0.37.2
@@ -12,7 +13,6 @@ require (
 require (
 	dario.cat/mergo v1.0.1 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect
-	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/MakeNowJust/heredoc v1.0.0 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
 	github.com/Masterminds/semver/v3 v3.5.0 // indirect
