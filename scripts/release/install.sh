@@ -12,6 +12,7 @@ command -v promtool >/dev/null 2>&1 || need="$need prometheus"
 command -v lintian >/dev/null 2>&1 || need="$need lintian"
 command -v podman >/dev/null 2>&1 || need="$need podman"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
+[ -s /etc/ssl/certs/ca-certificates.crt ] || need="$need ca-certificates"   # copied into the image
 command -v ansible-playbook >/dev/null 2>&1 || need="$need ansible-core"
 command -v ansible-lint >/dev/null 2>&1 || need="$need ansible-lint"
 if [ -z "$need" ]; then
