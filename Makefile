@@ -59,6 +59,7 @@ chromium:
 test: deps build plugins
 	RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
 		$(GO) test -timeout 45m $(TESTFLAGS) ./... $(SDK)
+	cd deploy/helm/tools && RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine $(GO) test -timeout 10m $(TESTFLAGS) ./...
 
 # test-nova runs nova 26.2.2's own reporting path beside the engine (e2e
 # TestNovaBeside and TestNovaEdges, docs/NOVA.md): about 15 minutes on 2 loaded cores.

@@ -148,6 +148,9 @@ func novaConfigText(cfg *config.Config, nodes []string) string {
 			"# then names every node of the group, enrolled later too (no restart needed)\n")
 		fmt.Fprintf(&b, "partition_key = %s\npeer_list = %s\n", group, strings.Join(cfg.Nova.ComputeHosts, ","))
 	}
+	if group, shard, ok := kollaShard(cfg); ok {
+		shardLines(&b, group, shard)
+	}
 	fmt.Fprintf(&b, "\n# engine config (%s):\n#   [nova]\n#   beside = true\n", "this file's [nova] section")
 	if !cfg.Nova.Beside {
 		fmt.Fprintf(&b, "#   (not set yet: without it the engine and nova rewrite each other's reserved values)\n")
@@ -157,30 +160,64 @@ func novaConfigText(cfg *config.Config, nodes []string) string {
 			fmt.Fprintf(&b, "# WARNING: marker trait %s cannot be kept beside nova (only CUSTOM_ traits and COMPUTE_NODE)\n", t)
 		}
 	}
-	fmt.Fprintf(&b, "\n# --- %s ---\nmeta:\n  schema_version: '1.0'\nproviders:\n", file)
+	providerFile(&b, cfg, nodes, file)
+	return b.String()
+}
+
+// providerFile prints the provider config: '$COMPUTE_NODE' when nodes is
+// nil, else the nodes by uuid; with kolla's one-shard layout both, the
+// second for nova before 28.
+func providerFile(b *strings.Builder, cfg *config.Config, nodes []string, file string) {
 	traits := providerTraits(cfg)
 	entry := func(id string) {
-		fmt.Fprintf(&b, "  - identification:\n      uuid: %s\n    traits:\n      additional:\n", id)
+		fmt.Fprintf(b, "  - identification:\n      uuid: %s\n    traits:\n      additional:\n", id)
 		for _, t := range traits {
-			fmt.Fprintf(&b, "        - %s\n", t)
+			fmt.Fprintf(b, "        - %s\n", t)
 		}
 	}
-	if nodes == nil {
+	fmt.Fprintf(b, "\n# --- %s ---\nmeta:\n  schema_version: '1.0'\nproviders:\n", file)
+	if _, _, ok := kollaShard(cfg); ok {
 		entry("'$COMPUTE_NODE'")
-		return b.String()
+		fmt.Fprintf(b, "\n# --- nova < 28 (e.g. 26): no [ironic] shard, so leave out the [ironic] lines above (nova 26\n"+
+			"# ignores them and would serve, and mark, every node of the group) and use this %s instead ---\n"+
+			"meta:\n  schema_version: '1.0'\nproviders:\n", file)
+	} else if nodes == nil {
+		entry("'$COMPUTE_NODE'")
+		return
 	}
-	fmt.Fprintf(&b, "  # The nodes in scope now, by uuid: nova reads this file only at start, so re-run\n"+
+	fmt.Fprintf(b, "  # The nodes in scope now, by uuid: nova reads this file only at start, so re-run\n"+
 		"  # `engine nova-config` and restart nova-compute after enrolling nodes (`engine validate` says when).\n")
-	if len(cfg.Scope.Shards) == 1 {
-		fmt.Fprintf(&b, "  # (nova >= 28: [ironic] shard = %s would let '$COMPUTE_NODE' cover the shard instead)\n", cfg.Scope.Shards[0])
-	}
 	if len(nodes) == 0 {
-		fmt.Fprintf(&b, "  []  # no node in this engine's scope\n")
+		fmt.Fprintf(b, "  []  # no node in this engine's scope\n")
 	}
 	for _, n := range nodes {
 		entry(n)
 	}
-	return b.String()
+}
+
+// kollaShard returns the engine's one Ironic shard and its conductor group
+// ("" for none) when they are its whole scope: kolla-ansible's layout, one
+// nova-compute-ironic per <conductor_group>-<shard> (nova >= 28).
+func kollaShard(cfg *config.Config) (group, shard string, ok bool) {
+	if len(cfg.Scope.Shards) != 1 || len(cfg.Scope.ConductorGroups) > 1 || cfg.Coord.Partitions > 0 || len(cfg.Coord.Shards) > 0 {
+		return "", "", false
+	}
+	if len(cfg.Scope.ConductorGroups) == 1 {
+		group = cfg.Scope.ConductorGroups[0]
+	}
+	return group, cfg.Scope.Shards[0], true
+}
+
+// shardLines are the [ironic] lines of kolla's nova-compute-ironic for
+// group and shard (kolla sets each unless it is "default" or empty).
+func shardLines(b *strings.Builder, group, shard string) {
+	host := strings.Join(slices.DeleteFunc([]string{group, shard, "ironic"}, func(s string) bool { return s == "" }), "-")
+	fmt.Fprintf(b, "\n[DEFAULT]\n# kolla-ansible's nova-compute-ironic for this shard\nhost = %s\n", host)
+	fmt.Fprintf(b, "\n[ironic]\n# nova >= 28: this nova-compute serves exactly this engine's nodes, so $COMPUTE_NODE below\n"+
+		"# names every one of them, enrolled later too (no restart needed)\nshard = %s\n", shard)
+	if group != "" && group != "default" {
+		fmt.Fprintf(b, "conductor_group = %s\n", group)
+	}
 }
 
 // novaWriters is what `engine validate` learns about nova-compute writing

@@ -3,7 +3,8 @@
 # (package prometheus: `promtool check/test rules` on deploy/monitoring),
 # lintian (the Debian package's checks), podman (runs the OCI image where
 # the machine allows; image-test.sh falls back to unpacking it), zsh (zsh -n
-# on `engine completion zsh`, cmd/engine). dpkg-deb comes with dpkg.
+# on `engine completion zsh`, cmd/engine), ansible-core and ansible-lint
+# (deploy/kolla's role: --syntax-check and lint). dpkg-deb comes with dpkg.
 # Idempotent: does nothing when present.
 set -eu
 need=""
@@ -11,6 +12,9 @@ command -v promtool >/dev/null 2>&1 || need="$need prometheus"
 command -v lintian >/dev/null 2>&1 || need="$need lintian"
 command -v podman >/dev/null 2>&1 || need="$need podman"
 command -v zsh >/dev/null 2>&1 || need="$need zsh"
+[ -s /etc/ssl/certs/ca-certificates.crt ] || need="$need ca-certificates"   # copied into the image
+command -v ansible-playbook >/dev/null 2>&1 || need="$need ansible-core"
+command -v ansible-lint >/dev/null 2>&1 || need="$need ansible-lint"
 if [ -z "$need" ]; then
 	echo "release tools already installed"
 	exit 0

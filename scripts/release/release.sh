@@ -65,7 +65,7 @@ for arch in $archs; do
 	bins+=(-bin "linux/$arch=$dist/rpengine-$version-linux-$arch")
 done
 "$tools/ociimage" build -out "$dist/rpengine-$version-oci.tar" -version "$version" -revision "$commit" \
-	-created "$SOURCE_DATE_EPOCH" "${bins[@]}" -plugins "$dist/plugins" -config deploy/engine.toml \
+	-created "$SOURCE_DATE_EPOCH" "${bins[@]}" -plugins "$dist/plugins" -config deploy/image/rpengine.toml -ca /etc/ssl/certs/ca-certificates.crt \
 	-doc LICENSE -doc NOTICE -doc "$dist/THIRD_PARTY_LICENSES.md" -doc README.md -doc docs/CONFIGURATION.md -doc docs/OPERATIONS.md
 
 (cd "$dist" && find . -type f ! -name SHA256SUMS -printf '%P\n' | sort | xargs sha256sum > SHA256SUMS)

@@ -30,9 +30,9 @@ func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
 type spec struct {
-	out, version, revision, plugins, config string
-	created                                 time.Time
-	bins, docs                              list
+	out, version, revision, plugins, config, ca string
+	created                                     time.Time
+	bins, docs                                  list
 }
 
 func build(args []string) error {
@@ -43,14 +43,15 @@ func build(args []string) error {
 	fs.StringVar(&s.revision, "revision", "", "the commit (label)")
 	fs.StringVar(&s.plugins, "plugins", "", "directory of the .wasm plugins")
 	fs.StringVar(&s.config, "config", "", "the default /etc/rpengine/rpengine.toml")
+	fs.StringVar(&s.ca, "ca", "", "the CA bundle for /etc/ssl/certs/ca-certificates.crt (Debian's ca-certificates)")
 	epoch := fs.Int64("created", 0, "creation time, Unix seconds (SOURCE_DATE_EPOCH)")
 	fs.Var(&s.bins, "bin", "OS/ARCH=PATH of the engine binary (repeat per platform)")
 	fs.Var(&s.docs, "doc", "a file for /usr/share/doc/rpengine (repeat)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if s.out == "" || s.version == "" || len(s.bins) == 0 || s.config == "" {
-		return fmt.Errorf("build needs -out, -version, -config and at least one -bin")
+	if s.out == "" || s.version == "" || len(s.bins) == 0 || s.config == "" || s.ca == "" {
+		return fmt.Errorf("build needs -out, -version, -config, -ca and at least one -bin")
 	}
 	s.created = time.Unix(*epoch, 0).UTC()
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
@@ -98,14 +99,32 @@ func (s spec) image(goos, arch, bin string) (v1.Image, error) {
 	return mutate.ConfigFile(img, cf)
 }
 
+// configPath is the config the image runs with: its own default, or the
+// operator's mounted over /etc/rpengine.
+const configPath = "/etc/rpengine/rpengine.toml"
+
+// healthcheck runs the binary's own probe, so the image needs no shell or
+// curl: docker and podman (docker format) run it; kolla and Kubernetes set
+// their own, calling the same verb or the same paths.
+func healthcheck() *v1.HealthConfig {
+	return &v1.HealthConfig{
+		Test:        []string{"CMD", "/usr/bin/rpengine", "healthcheck", "live", "--config", configPath},
+		Interval:    30 * time.Second,
+		Timeout:     10 * time.Second, // the verb gives up after 5 s
+		StartPeriod: 60 * time.Second,
+		Retries:     3,
+	}
+}
+
 func (s spec) runConfig() v1.Config {
 	return v1.Config{
 		User:         strconv.Itoa(uid) + ":" + strconv.Itoa(uid),
 		Entrypoint:   []string{"/usr/bin/rpengine"},
-		Cmd:          []string{"run", "--config", "/etc/rpengine/rpengine.toml", "--log-format", "json"},
+		Cmd:          []string{"run", "--config", configPath},
 		Env:          []string{"PATH=/usr/bin", "XDG_CACHE_HOME=/var/cache"},
 		WorkingDir:   "/var/lib/rpengine",
-		Volumes:      map[string]struct{}{"/etc/rpengine": {}, "/var/lib/rpengine": {}},
+		Volumes:      map[string]struct{}{"/etc/rpengine": {}, "/var/lib/rpengine": {}, "/var/cache/rpengine": {}},
+		Healthcheck:  healthcheck(),
 		ExposedPorts: map[string]struct{}{"9180/tcp": {}},
 		StopSignal:   "SIGTERM",
 		Labels: map[string]string{
@@ -139,6 +158,11 @@ func (s spec) layer(bin string) ([]byte, error) {
 		{name: "etc/group", mode: 0o644, data: []byte(fmt.Sprintf("root:x:0:\nrpengine:x:%d:\n", uid))},
 		{name: "etc/rpengine/", mode: 0o755, dir: true},
 		{name: "etc/rpengine/rpengine.toml", mode: 0o644, fromPath: s.config},
+		{name: "etc/ssl/", mode: 0o755, dir: true},
+		{name: "etc/ssl/certs/", mode: 0o755, dir: true},
+		// Where Go's crypto/x509 looks first on Linux: https to a publicly
+		// signed Keystone works without a mounted CA file.
+		{name: "etc/ssl/certs/ca-certificates.crt", mode: 0o644, fromPath: s.ca},
 		{name: "tmp/", mode: 0o1777, dir: true},
 		{name: "usr/", mode: 0o755, dir: true},
 		{name: "usr/bin/", mode: 0o755, dir: true},

@@ -87,7 +87,7 @@ func checkConfig(c v1.Config) error {
 	if c.User == "" || c.User == "0" || strings.HasPrefix(c.User, "0:") || strings.HasPrefix(c.User, "root") {
 		bad = append(bad, fmt.Sprintf("user %q is root", c.User))
 	}
-	for _, v := range []string{"/etc/rpengine", "/var/lib/rpengine"} {
+	for _, v := range []string{"/etc/rpengine", "/var/lib/rpengine", "/var/cache/rpengine"} {
 		if _, ok := c.Volumes[v]; !ok {
 			bad = append(bad, "no volume "+v)
 		}
@@ -96,6 +96,9 @@ func checkConfig(c v1.Config) error {
 		if c.Labels[l] == "" {
 			bad = append(bad, "no label "+l)
 		}
+	}
+	if h := c.Healthcheck; h == nil || len(h.Test) < 3 || h.Test[0] != "CMD" || h.Test[2] != "healthcheck" {
+		bad = append(bad, fmt.Sprintf("health check %v does not run the binary's healthcheck verb", c.Healthcheck))
 	}
 	if len(bad) > 0 {
 		return errors.New("image config: " + strings.Join(bad, "; "))
