@@ -26,6 +26,10 @@ const MaxPauseReason = 200
 // ErrNotManaged: a pause is only for a provider this engine records.
 var ErrNotManaged = errors.New("not a provider this engine manages")
 
+// ErrBadPause: what was asked cannot be a pause (not a uuid, a resume
+// time not in the future, a reason too long, nothing to resume).
+var ErrBadPause = errors.New("refused")
+
 // Pause pauses uuid's provider until resumed; until is when the operator
 // means to resume. It is in the record (saved, and stored in the shared
 // record with [coord]) before it returns. Not during a cycle.
@@ -33,11 +37,11 @@ func (e *Engine) Pause(ctx context.Context, uuid string, until time.Time, reason
 	uuid = strings.ToLower(uuid)
 	switch {
 	case !hostabi.ValidUUID(uuid):
-		return fmt.Errorf("pause: %q is not a node uuid", uuid)
+		return fmt.Errorf("pause: %w: %q is not a node uuid", ErrBadPause, uuid)
 	case !until.After(e.now()):
-		return fmt.Errorf("pause: the resume time %s is not in the future", until.Format(time.RFC3339))
+		return fmt.Errorf("pause: %w: the resume time %s is not in the future", ErrBadPause, until.Format(time.RFC3339))
 	case len(reason) > MaxPauseReason:
-		return fmt.Errorf("pause: the reason is %d bytes, more than %d", len(reason), MaxPauseReason)
+		return fmt.Errorf("pause: %w: the reason is %d bytes, more than %d", ErrBadPause, len(reason), MaxPauseReason)
 	}
 	if _, ok := e.state.get(uuid); !ok {
 		return fmt.Errorf("pause %s: %w", uuid, ErrNotManaged)
@@ -51,7 +55,7 @@ func (e *Engine) Resume(ctx context.Context, uuid string) error {
 	uuid = strings.ToLower(uuid)
 	k, ok := e.state.get(uuid)
 	if !ok || k.PausedUntil.IsZero() {
-		return fmt.Errorf("resume %s: not paused", uuid)
+		return fmt.Errorf("resume %s: %w: not paused", uuid, ErrBadPause)
 	}
 	e.state.update(uuid, func(k *known) { k.PausedUntil, k.PauseReason = time.Time{}, "" })
 	return e.persist(ctx)

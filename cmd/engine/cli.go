@@ -161,6 +161,18 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdStatus(ctx, a.config, a.json, out)
 		}},
+	{name: "pause", synopsis: pauseUsage, summary: "pause one node's provider in the running daemon: nothing is written to it (an operator's change to it stays) and it is never deleted, until resumed; kept in the ownership record across restarts and take-overs",
+		example: "engine pause 5a8b3b8e-7f38-4f5c-9c2b-2d1f3d0c6a11 --for 2h --reason \"ratio raised for bug 2104040\"",
+		raw:     true,
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdPause(ctx, a.rest, false, out, log)
+		}},
+	{name: "resume", synopsis: "NODE [--config FILE]", summary: "lift a node's pause in the running daemon: its next cycle applies the rules again",
+		example: "engine resume 5a8b3b8e-7f38-4f5c-9c2b-2d1f3d0c6a11",
+		raw:     true,
+		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
+			return cmdPause(ctx, a.rest, true, out, log)
+		}},
 	{name: "reown", synopsis: reownUsage, summary: "after a lost ownership record: list the traits and aggregates on this engine's providers that nothing explains; remove those named (--yes: all)",
 		example: "engine reown --config /etc/rpengine/rpengine.toml CUSTOM_GPU",
 		raw:     true,

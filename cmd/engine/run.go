@@ -59,8 +59,9 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	// cycles; a cycle now is SIGUSR1's request.
 	now, asks := signalled(ctx, syscall.SIGUSR1), make(chan daemon.Ask)
 	var reader atomic.Pointer[pageReader] // the setup in use, for the node page
+	pause, resume := pauseThrough(asks)
 	o.SetAPI(&ops.API{Plan: planThrough(asks, log), CycleNow: cycleNow(now), Allocations: pageAllocations(&reader),
-		Provider: pageProvider(&reader), Key: apiKey(cfg, log)})
+		Provider: pageProvider(&reader), Key: apiKey(cfg, log), Pause: pause, Resume: resume})
 	co.watch(ctx, now)
 	watched, reload := watchPlugin(ctx, cfg, log)
 	loop := &daemon.Loop{

@@ -55,6 +55,10 @@ type API struct {
 	// Key proves the answers are this daemon's (apiproof.go); nil: none
 	// is proved, and the verbs compute their answers themselves.
 	Key []byte
+	// Pause and Resume act on one provider (engine pause, pause.go),
+	// between cycles; nil: 503.
+	Pause  func(ctx context.Context, node string, until time.Time, reason string) error
+	Resume func(ctx context.Context, node string) error
 }
 
 // EngineIDHeader names the engine (engine.id) on every API answer, so a
@@ -153,6 +157,9 @@ func (o *Ops) apiRoutes(mux *http.ServeMux) {
 	// The one request that acts; a browser on another site may not send
 	// it (Sec-Fetch-Site, Origin), as it may not read the others.
 	mux.Handle("POST /api/v1/cycle", http.NewCrossOriginProtection().Handler(o.bounded(o.serveCycle)))
+	// Pauses act on one provider and prove the API key (pause.go).
+	mux.Handle("POST /api/v1/pause/{node}", http.NewCrossOriginProtection().Handler(o.bounded(o.servePause)))
+	mux.Handle("POST /api/v1/resume/{node}", http.NewCrossOriginProtection().Handler(o.bounded(o.serveResume)))
 }
 
 // bounded names the engine and refuses a request body over maxAPIBody:

@@ -39,6 +39,7 @@ type Metrics struct {
 	auth          authMetrics
 
 	capacity *prometheus.GaugeVec // nodes by class, state and zone (capacity.go)
+	pauses   pauseMetrics         // pause.go
 }
 
 // NodeStates are the values of the state label of rpengine_nodes: every
@@ -98,6 +99,7 @@ func NewMetrics() *Metrics {
 	m.registerNodes()
 	m.registerCapacity()
 	m.registerAuth()
+	m.registerPauses()
 	f(collectors.NewGoCollector())
 	f(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Zeroes exist from the start, so rate() and alerts see them.
@@ -134,6 +136,7 @@ func (m *Metrics) cycle(r engine.Report, o Outcome, end time.Time) {
 	m.changed.WithLabelValues("deleted").Add(float64(r.Deleted))
 	m.conflicts.Add(float64(r.Conflicts))
 	m.foreign.Add(float64(r.ForeignRewrites))
+	m.pauses.set(r)
 	if r.Nova != nil {
 		m.holds.Set(float64(r.Nova.Held))
 	}
