@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +39,9 @@ type eventRig struct {
 	exited             chan struct{}
 }
 
+// eventRigs numbers the rigs of this process.
+var eventRigs atomic.Int32
+
 // newEventRig writes the config; extra lines go to its [events] table.
 func newEventRig(t *testing.T, extra ...string) *eventRig {
 	return newEventRigVia(t, nil, extra...)
@@ -54,7 +58,10 @@ func newEventRigVia(t *testing.T, via func(string) string, extra ...string) *eve
 	}
 	r.ironic = ironictest.NewClient(t, ironicURL)
 	r.placement = placementtest.Shared(t)
-	r.writeConfig(fmt.Sprintf("ev%x", os.Getpid()), ironicURL, extra...)
+	// Each rig its own engine id: rigs share the one Placement, and an
+	// engine would take a former rig's providers, whose nodes this Ironic
+	// lacks, for deleted ones.
+	r.writeConfig(fmt.Sprintf("ev%x-%d", os.Getpid(), eventRigs.Add(1)), ironicURL, extra...)
 	return r
 }
 
