@@ -108,6 +108,7 @@ func (c *Config) checkEvents(dir string) []error {
 		} else if e.password = strings.TrimRight(string(b), "\r\n"); e.password == "" {
 			bad("password_file", "%s is empty", p)
 		}
+		c.secretFiles = append(c.secretFiles, p) // warned about when others may read it
 	}
 	if e.Window < 0 || e.Window.D() > 10*time.Second {
 		bad("window", "%s; want 0 to 10s", e.Window.D())

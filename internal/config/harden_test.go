@@ -131,3 +131,23 @@ func TestWarnsOfReadableEtcdSecrets(t *testing.T) {
 		t.Fatalf("warnings %q", cfg.Warnings())
 	}
 }
+
+// The bus's password file, readable by every user, is named in a
+// warning; at 0600 it is not.
+func TestWarnsOfReadableEventsPassword(t *testing.T) {
+	dir := dirWithPlugin(t)
+	t.Setenv("CREDENTIALS_DIRECTORY", "")
+	pw := write(t, filepath.Join(dir, "rabbit.pw"), "guest\n", 0o644)
+	cfgPath := write(t, filepath.Join(dir, "ev.toml"), good+"\n[events]\ntransport_url = \"rabbit://guest@127.0.0.1:5672/\"\npassword_file = \"rabbit.pw\"\n", 0o600)
+	cfg, err := Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := cfg.Warnings(); len(w) != 1 || !strings.Contains(w[0], pw) {
+		t.Fatalf("warnings %q, want one naming %s", w, pw)
+	}
+	os.Chmod(pw, 0o600)
+	if cfg, _ = Load(cfgPath); len(cfg.Warnings()) != 0 {
+		t.Fatalf("0600: warnings %q", cfg.Warnings())
+	}
+}
