@@ -112,7 +112,7 @@ func (k *Keeper) Intend(ctx context.Context, add Intent) (Writer, error) {
 	}
 	changed := add != nil && add(shared)
 	if k.plan {
-		return guarded{&plan{pc: k.pc}, k.ledger.Paused}, nil
+		return guarded{&plan{pc: k.pc}, k.paused}, nil
 	}
 	if changed {
 		if err := k.ledger.Save(); err != nil {
@@ -122,8 +122,12 @@ func (k *Keeper) Intend(ctx context.Context, add Intent) (Writer, error) {
 	if err := k.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("shared record: %w", err)
 	}
-	return guarded{sender{k.pc}, k.ledger.Paused}, nil
+	return guarded{sender{k.pc}, k.paused}, nil
 }
+
+// paused says whether the ledger holds uuid paused; a Keeper without a
+// ledger (stand-down's) knows of no pause.
+func (k *Keeper) paused(uuid string) bool { return k.ledger != nil && k.ledger.Paused(uuid) }
 
 // Save writes the file alone, for what nothing written depends on yet
 // (a cycle's round, a doubt before its reserve): the store gets it at

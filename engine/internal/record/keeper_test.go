@@ -142,3 +142,16 @@ func TestPlanRecordsAndPersistsNothing(t *testing.T) {
 		t.Error("the plan's read left the engine's read done")
 	}
 }
+
+// A Keeper with no ledger (nova-standdown's) hands out a writer that
+// knows of no pause, instead of failing.
+func TestKeeperWithoutLedgerWrites(t *testing.T) {
+	k := New(nil, nil)
+	w, err := k.Intend(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, ok := w.(guarded); !ok || g.paused("00000000-0000-4000-8000-000000000001") {
+		t.Fatalf("writer %T: want the guarded sender, with nothing paused", w)
+	}
+}
