@@ -153,12 +153,12 @@ BENCH ?= quick
 ifeq ($(BENCH),full)
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50,200,500 RPBENCH_NOVA_ROUNDS=3 RPBENCH_NOVA_REPLAY_ROUNDS=2
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=1000 RPBENCH_RESHAPER_ROUNDS=3
-BENCH_EVENTS   := RPBENCH_EVENTS_NODES=1000 RPBENCH_EVENTS_CHANGES=100
+BENCH_EVENTS   := RPBENCH_EVENTS_NODES=1000 RPBENCH_EVENTS_CHANGES=100 RPBENCH_EVENTS_SCALE_NODES=1000,10000 RPBENCH_EVENTS_KIND_CHANGES=20 RPBENCH_EVENTS_LONG_CHANGES=100
 BENCH_RPBENCH  := -real 1000 -real-rounds 3 -prod 10000 -prod-rounds 1 -curve-nodes 1000 -curve 1,2,4,8,16 -curve-rounds 3 -curve-kinds prod,sqlite
 else
 BENCH_NOVA     := RPBENCH_NOVA_SIZES=50 RPBENCH_NOVA_ROUNDS=3
 BENCH_RESHAPER := RPBENCH_RESHAPER_NODES=200 RPBENCH_RESHAPER_ROUNDS=2
-BENCH_EVENTS   := RPBENCH_EVENTS_NODES=200 RPBENCH_EVENTS_CHANGES=40
+BENCH_EVENTS   := RPBENCH_EVENTS_NODES=200 RPBENCH_EVENTS_CHANGES=40 RPBENCH_EVENTS_SCALE_NODES=1000,10000 RPBENCH_EVENTS_KIND_CHANGES=10 RPBENCH_EVENTS_LONG_CHANGES=60
 BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif
 bench-deps:
@@ -177,11 +177,12 @@ bench: build plugins bench-deps
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
 		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/testing/bench/
 	RPBENCH_EVENTS=1 $(BENCH_EVENTS) RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
+		RPBENCH_EVENTS_SCALE_OUT=$(CURDIR)/build/bench-events-scale.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -count=1 -timeout 60m -run 'TestEventLagBench$$' -v ./internal/testing/bench/
+		$(GO) test -count=1 -timeout 120m -run 'TestEventLagBench$$|TestEventScaleBench$$' -v ./internal/testing/bench/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out reports/BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
-		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
+		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -events-scale build/bench-events-scale.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
 		-started $$(cat build/bench-started) -started-load build/bench-load -command "make bench BENCH=$(BENCH)"
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and

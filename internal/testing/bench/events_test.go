@@ -82,7 +82,7 @@ type lagRun struct {
 
 func runLag(t *testing.T, ic *ironictest.Client, ironicURL string, bus *rabbittest.Broker, uuids []string, changes int, events bool, round int) lagRun {
 	placement := placementtest.StartReal(t)
-	eng := startLagEngine(t, placement, ironicURL, bus, events)
+	eng := startLagEngine(t, placement, ironicURL, bus, events, "", "")
 	defer eng.stop()
 	class := func(round, k int) string { return []string{"bench-a", "bench-b"}[(round+k)%2] }
 	rc := func(c string) string { return "CUSTOM_" + strings.ToUpper(strings.ReplaceAll(c, "-", "_")) }
@@ -139,7 +139,9 @@ type lagEngine struct {
 	once    sync.Once
 }
 
-func startLagEngine(t *testing.T, placement, ironicURL string, bus *rabbittest.Broker, events bool) *lagEngine {
+// startLagEngine starts `engine run`; pluginExtra lines go to its [plugin]
+// table, eventsExtra lines to its [events] table.
+func startLagEngine(t *testing.T, placement, ironicURL string, bus *rabbittest.Broker, events bool, pluginExtra, eventsExtra string) *lagEngine {
 	dir := t.TempDir()
 	port, err := testenv.FreePort()
 	if err != nil {
@@ -150,13 +152,13 @@ func startLagEngine(t *testing.T, placement, ironicURL string, bus *rabbittest.B
 		t.Skip("RPENGINE_ENGINE_BIN unset (make bench sets it)")
 	}
 	text := fmt.Sprintf("[engine]\nid = \"lag\"\ninterval = \"60s\"\nstate_file = \"none\"\n[placement]\nendpoint = %q\ntoken = \"admin\"\n"+
-		"[plugin]\npath = %q\ncache_dir = %q\n[plugin.services]\nbaremetal = %q\n[server]\nlisten = \"127.0.0.1:%d\"\n",
-		placement, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), ironicURL, port)
+		"[plugin]\npath = %q\ncache_dir = %q\n%s[plugin.services]\nbaremetal = %q\n[server]\nlisten = \"127.0.0.1:%d\"\n",
+		placement, plugintest.Build(t, "plugins/ironic"), plugintest.CacheDir(), pluginExtra, ironicURL, port)
 	if events {
 		if err := os.WriteFile(filepath.Join(dir, "pw"), []byte("guest"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		text += fmt.Sprintf("[events]\ntransport_url = \"amqp://guest@127.0.0.1:%d/\"\npassword_file = \"pw\"\nfull_interval = \"10m\"\n", bus.Port)
+		text += fmt.Sprintf("[events]\ntransport_url = \"amqp://guest@127.0.0.1:%d/\"\npassword_file = \"pw\"\nfull_interval = \"10m\"\n%s", bus.Port, eventsExtra)
 	}
 	cfg := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
@@ -188,7 +190,10 @@ func (e *lagEngine) perCycle(t *testing.T) float64 {
 	return e.metric("rpengine_plugin_http_request_duration_seconds_count") - r0
 }
 
-func (e *lagEngine) metric(prefix string) float64 {
+func (e *lagEngine) metric(prefix string) float64 { return e.metricWith(prefix, "") }
+
+// metricWith sums the samples named prefix whose line holds label.
+func (e *lagEngine) metricWith(prefix, label string) float64 {
 	resp, err := http.Get(e.metrics)
 	if err != nil {
 		return -1
@@ -199,7 +204,7 @@ func (e *lagEngine) metric(prefix string) float64 {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, prefix); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "{")) {
+		if rest, ok := strings.CutPrefix(line, prefix); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "{")) && strings.Contains(rest, label) {
 			f := strings.Fields(line)
 			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
 			sum += v
