@@ -27,9 +27,11 @@ type worldEvents struct {
 	log    *slog.Logger
 
 	hints chan events.Batch // the bus's batches and the probe's (probe.go)
+	cool  *events.Cooldown  // spaces the reads of one node (events.node_cooldown)
 
 	mu    sync.Mutex
 	stats ops.BusState
+	held  map[string][]time.Time // the notification times of deferred nodes
 }
 
 var (
@@ -77,7 +79,8 @@ func startEvents(ctx context.Context, cfg *config.Config, a *assembly, o *ops.Op
 	}
 	ectx, cancel := context.WithCancel(context.Background())
 	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log, hints: make(chan events.Batch),
-		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue}}
+		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue},
+		cool: events.NewCooldown(cfg.Events.NodeCooldown.D()), held: map[string][]time.Time{}}
 	go src.Run(ectx)
 	go ev.forward(ectx, ev.startProbe(ectx, cfg.Events))
 	o.WatchBus(ev.state)
@@ -130,6 +133,7 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	// The nodes of the messages it could read are synced even when some
 	// could not be: the full cycle that follows covers those.
 	uuids, stamps, unreadable := ev.mapBatch(ctx, b, w.eng.Scope())
+	uuids = ev.cooldown(uuids, stamps)
 	if len(uuids) > hostabi.MaxReadNodes {
 		return ev.fallback("overflow", fmt.Sprintf("%d nodes in one batch, more than a node sync reads", len(uuids)))
 	}
@@ -148,8 +152,9 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	return ""
 }
 
-// syncProbed syncs the nodes the probe found changed (those of this
-// engine's partitions); an overflowing probe then asks for a full cycle.
+// syncProbed syncs the nodes the probe found changed, or whose cooldown
+// ended (those of this engine's partitions); an overflowing probe then
+// asks for a full cycle.
 func (ev *worldEvents) syncProbed(ctx context.Context, eng *engine.Engine, b events.Batch) string {
 	scope := eng.Scope()
 	var uuids []string
@@ -161,7 +166,7 @@ func (ev *worldEvents) syncProbed(ctx context.Context, eng *engine.Engine, b eve
 	var why string
 	if len(uuids) > 0 {
 		r := eng.SyncNodes(ctx, ev.reader, uuids)
-		ev.synced(r, nil)
+		ev.synced(r, ev.takeHeld(uuids))
 		why = r.FullCycle
 	}
 	switch {
@@ -171,6 +176,46 @@ func (ev *worldEvents) syncProbed(ctx context.Context, eng *engine.Engine, b eve
 		return ev.fallback("node_sync", why)
 	}
 	return ""
+}
+
+// maxHeldTimes bounds the notification times kept for one deferred node.
+const maxHeldTimes = 16
+
+// cooldown returns the nodes to read now; the others, read less than
+// events.node_cooldown ago, wait with their notification times until
+// their cooldown ends (forward hands them on then).
+func (ev *worldEvents) cooldown(uuids []string, stamps map[string][]time.Time) []string {
+	read, deferred := ev.cool.Split(time.Now(), uuids)
+	if deferred == 0 {
+		return read
+	}
+	ev.m.Deferred.Add(float64(deferred))
+	now := map[string]bool{}
+	for _, u := range read {
+		now[u] = true
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	for _, u := range uuids {
+		if !now[u] { // the times feed the lag histogram only: a few a node suffice
+			ev.held[u] = append(ev.held[u], stamps[u]...)[:min(len(ev.held[u])+len(stamps[u]), maxHeldTimes)]
+		}
+	}
+	return read
+}
+
+// takeHeld takes the notification times of deferred nodes now read.
+func (ev *worldEvents) takeHeld(uuids []string) map[string][]time.Time {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	out := map[string][]time.Time{}
+	for _, u := range uuids {
+		if ts, ok := ev.held[u]; ok {
+			out[u] = ts
+			delete(ev.held, u)
+		}
+	}
+	return out
 }
 
 // mapBatch asks the plugin which nodes the messages concern, keeping the

@@ -14,8 +14,8 @@ import (
 // docs/EVENTS.md): every period, the plugin's recent_nodes; the nodes
 // whose change stamp is new are synced as a notification's would be.
 
-// forward hands the bus's batches and the probe's on to the loop, in
-// one channel.
+// forward hands the bus's batches, the probe's and the nodes whose
+// cooldown ended (events.node_cooldown) on to the loop, in one channel.
 func (ev *worldEvents) forward(ctx context.Context, probes <-chan events.Batch) {
 	for {
 		var b events.Batch
@@ -24,6 +24,12 @@ func (ev *worldEvents) forward(ctx context.Context, probes <-chan events.Batch) 
 			return
 		case b = <-ev.src.Batches():
 		case b = <-probes:
+		case <-ev.cool.Wake():
+			continue // a node deferred: look at its due time again
+		case <-ev.dueTimer():
+			if b.Nodes = ev.cool.Due(time.Now()); len(b.Nodes) == 0 {
+				continue
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -31,6 +37,16 @@ func (ev *worldEvents) forward(ctx context.Context, probes <-chan events.Batch) 
 		case ev.hints <- b:
 		}
 	}
+}
+
+// dueTimer fires when the earliest deferred node is due; nil (never)
+// when none is.
+func (ev *worldEvents) dueTimer() <-chan time.Time {
+	next, ok := ev.cool.Next()
+	if !ok {
+		return nil
+	}
+	return time.After(time.Until(next))
 }
 
 // startProbe runs the probe if configured and the plugin can answer it;

@@ -36,6 +36,10 @@ type Events struct {
 	// ProbeLimit is how many of the most recently changed nodes a probe
 	// asks for.
 	ProbeLimit int `toml:"probe_limit"`
+	// NodeCooldown is the least time between two reads of one node for
+	// its notifications (a change in flight sends several); 0 reads each
+	// batch's nodes at once.
+	NodeCooldown Duration `toml:"node_cooldown"`
 
 	password string // read from PasswordFile at load
 }
@@ -70,7 +74,7 @@ func amqpScheme(s string) string {
 func defaultEvents() Events {
 	return Events{Exchange: events.DefaultExchange, Topic: events.DefaultTopic,
 		Window: Duration(events.DefaultWindow), MaxQueue: events.DefaultMaxQueue, FullInterval: Duration(10 * time.Minute),
-		ProbeInterval: Duration(15 * time.Second), ProbeLimit: 50}
+		ProbeInterval: Duration(15 * time.Second), ProbeLimit: 50, NodeCooldown: Duration(time.Second)}
 }
 
 // checkEvents validates [events] and reads the password file (relative
@@ -121,6 +125,9 @@ func (c *Config) checkEvents(dir string) []error {
 	}
 	if p := e.ProbeInterval.D(); p < 0 || p > 0 && p < time.Second {
 		bad("probe_interval", "%s; want 0 (off) or at least 1s", p)
+	}
+	if c := e.NodeCooldown.D(); c < 0 || c > time.Minute {
+		bad("node_cooldown", "%s; want 0 (off) to 1m", c)
 	}
 	if e.ProbeLimit < 1 || e.ProbeLimit > hostabi.MaxRecentNodes {
 		bad("probe_limit", "%d; want 1 to %d", e.ProbeLimit, hostabi.MaxRecentNodes)

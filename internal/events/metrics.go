@@ -7,6 +7,7 @@ type Metrics struct {
 	Received  prometheus.Counter // messages delivered by the bus
 	Batches   prometheus.Counter // batches handed on
 	Coalesced prometheus.Counter // messages merged into a node already in their batch
+	Deferred  prometheus.Counter // nodes whose read waits for their cooldown
 	Ignored   prometheus.Counter // messages about no node, or about nodes out of scope
 	Failed    prometheus.Counter // messages the plugin could not read
 	Fallbacks *prometheus.CounterVec
@@ -31,6 +32,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Received:  c("received_total", "Notifications delivered by the bus."),
 		Batches:   c("batches_total", "Coalesced batches of notifications handed to the engine."),
 		Coalesced: c("coalesced_total", "Notifications about a node already in their batch (one read serves them all)."),
+		Deferred:  c("deferred_total", "Nodes of a batch read less than events.node_cooldown ago: read once when it ends, for all that came meanwhile."),
 		Ignored:   c("ignored_total", "Notifications about no node, or only about nodes this engine does not manage."),
 		Failed:    c("failed_total", "Notifications the plugin could not read; each makes a full cycle."),
 		Fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_events_fallbacks_total",
@@ -51,7 +53,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects, m.Probes, m.ProbeChanged, m.SyncSize)
+		reg.MustRegister(m.Received, m.Batches, m.Coalesced, m.Deferred, m.Ignored, m.Failed, m.Fallbacks, m.Syncs, m.Lag, m.Connected, m.Connects, m.Probes, m.ProbeChanged, m.SyncSize)
 	}
 	return m
 }
