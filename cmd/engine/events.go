@@ -31,7 +31,8 @@ type worldEvents struct {
 
 	mu    sync.Mutex
 	stats ops.BusState
-	held  map[string][]time.Time // the notification times of deferred nodes
+	held  map[string][]notice // the notification times of deferred nodes
+	kinds events.LagKinds     // the lag histogram's kind label, bounded
 }
 
 var (
@@ -80,7 +81,7 @@ func startEvents(ctx context.Context, cfg *config.Config, a *assembly, o *ops.Op
 	ectx, cancel := context.WithCancel(context.Background())
 	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log, hints: make(chan events.Batch),
 		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue},
-		cool: events.NewCooldown(cfg.Events.NodeCooldown.D()), held: map[string][]time.Time{}}
+		cool: events.NewCooldown(cfg.Events.NodeCooldown.D()), held: map[string][]notice{}}
 	go src.Run(ectx)
 	go ev.forward(ectx, ev.startProbe(ectx, cfg.Events))
 	o.WatchBus(ev.state)
@@ -178,13 +179,20 @@ func (ev *worldEvents) syncProbed(ctx context.Context, eng *engine.Engine, b eve
 	return ""
 }
 
+// notice is one notification about a node: when the source says it
+// happened, and its kind (the lag histogram's label).
+type notice struct {
+	at   time.Time
+	kind string
+}
+
 // maxHeldTimes bounds the notification times kept for one deferred node.
 const maxHeldTimes = 16
 
 // cooldown returns the nodes to read now; the others, read less than
 // events.node_cooldown ago, wait with their notification times until
 // their cooldown ends (forward hands them on then).
-func (ev *worldEvents) cooldown(uuids []string, stamps map[string][]time.Time) []string {
+func (ev *worldEvents) cooldown(uuids []string, stamps map[string][]notice) []string {
 	read, deferred := ev.cool.Split(time.Now(), uuids)
 	if deferred == 0 {
 		return read
@@ -205,10 +213,10 @@ func (ev *worldEvents) cooldown(uuids []string, stamps map[string][]time.Time) [
 }
 
 // takeHeld takes the notification times of deferred nodes now read.
-func (ev *worldEvents) takeHeld(uuids []string) map[string][]time.Time {
+func (ev *worldEvents) takeHeld(uuids []string) map[string][]notice {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	out := map[string][]time.Time{}
+	out := map[string][]notice{}
 	for _, u := range uuids {
 		if ts, ok := ev.held[u]; ok {
 			out[u] = ts
@@ -221,12 +229,12 @@ func (ev *worldEvents) takeHeld(uuids []string) map[string][]time.Time {
 // mapBatch asks the plugin which nodes the messages concern, keeping the
 // ones this engine's partitions hold (shards and conductor groups are
 // known only once the node is read), and the notification times per node.
-func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engine.Scope) (uuids []string, stamps map[string][]time.Time, unreadable string) {
+func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engine.Scope) (uuids []string, stamps map[string][]notice, unreadable string) {
 	msgs := make([]hostabi.EventMessage, 0, len(b.Messages))
 	for _, m := range b.Messages {
 		msgs = append(msgs, hostabi.EventMessage{Body: string(m.Body), Topic: m.RoutingKey})
 	}
-	stamps = map[string][]time.Time{}
+	stamps = map[string][]notice{}
 	for len(msgs) > 0 {
 		part := msgs[:min(len(msgs), hostabi.MaxEventsPerCall)]
 		msgs = msgs[len(part):]
@@ -255,7 +263,7 @@ func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engin
 					stamps[u] = nil
 				}
 				if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
-					stamps[u] = append(stamps[u], t)
+					stamps[u] = append(stamps[u], notice{t, e.Kind})
 				}
 			}
 			if kept == 0 {
@@ -269,13 +277,13 @@ func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engin
 // synced records a node sync: its outcome, and the lag of every
 // notification whose node it wrote, from the notification's time to the
 // end of the write.
-func (ev *worldEvents) synced(r engine.NodeSyncReport, stamps map[string][]time.Time) {
+func (ev *worldEvents) synced(r engine.NodeSyncReport, stamps map[string][]notice) {
 	ok := len(r.Errors) == 0
 	ev.m.Syncs.WithLabelValues(map[bool]string{true: "ok", false: "failed"}[ok]).Inc()
 	ev.m.SyncSize.Observe(float64(r.Asked))
 	for _, u := range r.Written {
-		for _, t := range stamps[u] {
-			ev.m.Lag.Observe(max(0, r.End.Sub(t).Seconds()))
+		for _, n := range stamps[u] {
+			ev.m.Lag.WithLabelValues(ev.kinds.Label(n.kind)).Observe(max(0, r.End.Sub(n.at).Seconds()))
 		}
 	}
 	ev.mu.Lock()

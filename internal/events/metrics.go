@@ -1,6 +1,11 @@
 package events
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Metrics are the event path's series (docs/EVENTS.md lists them).
 type Metrics struct {
@@ -12,7 +17,9 @@ type Metrics struct {
 	Failed    prometheus.Counter // messages the plugin could not read
 	Fallbacks *prometheus.CounterVec
 	Syncs     *prometheus.CounterVec // node syncs by outcome
-	Lag       prometheus.Histogram   // notification timestamp to Placement write
+	// Lag runs from a notification's timestamp to the Placement write it
+	// caused, by the notification's kind (LagKinds bounds the values).
+	Lag       *prometheus.HistogramVec
 	Connected prometheus.Gauge
 	Connects  prometheus.Counter
 	// Probes counts the probes of recently changed nodes by outcome (ok,
@@ -39,9 +46,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Full cycles run early because events could not be trusted, by reason."}, []string{"reason"}),
 		Syncs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rpengine_node_syncs_total",
 			Help: "Node syncs (event-driven partial reconciles) by outcome."}, []string{"outcome"}),
-		Lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "rpengine_event_lag_seconds",
-			Help:    "From a notification's timestamp to the end of the Placement write it caused.",
-			Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 300}}),
+		Lag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rpengine_event_lag_seconds",
+			Help:    "From a notification's timestamp to the end of the Placement write it caused, by the notification's kind.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 30, 60, 300}}, []string{"kind"}),
 		Connected: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rpengine_events_connected",
 			Help: "1 while the event source is connected to the bus."}),
 		Connects: c("connects_total", "Connections made to the bus (the first included)."),
@@ -65,4 +72,41 @@ func (m *Metrics) connected(up bool) {
 		return
 	}
 	m.Connected.Set(0)
+}
+
+// MaxLagKinds bounds the kind label's values: the kinds come from the bus
+// through the plugin, and a hostile or noisy bus must not grow the series
+// without end.
+const MaxLagKinds = 32
+
+// maxKindLength bounds one kind label value, in bytes.
+const maxKindLength = 64
+
+// LagKinds maps a notification's kind to its label value: the kind
+// itself (cut to 64 bytes) for the first MaxLagKinds seen, "other" past them, "unknown"
+// for none. Safe for concurrent use.
+type LagKinds struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// Label is kind's label value.
+func (k *LagKinds) Label(kind string) string {
+	if kind == "" {
+		return "unknown"
+	}
+	if len(kind) > maxKindLength {
+		kind = kind[:maxKindLength]
+	}
+	kind = strings.ToValidUTF8(kind, "")
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.seen == nil {
+		k.seen = map[string]bool{}
+	}
+	if !k.seen[kind] && len(k.seen) >= MaxLagKinds {
+		return "other"
+	}
+	k.seen[kind] = true
+	return kind
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"strings"
@@ -68,6 +69,7 @@ type scaleRig struct {
 	eng       *lagEngine
 	uuids     []string
 	hold      atomic.Int64 // ns each listing page is held back; 0 none
+	slow      atomic.Bool  // every request of the engine held 0.3-1.5 s
 	held      atomic.Int32 // listing pages held so far
 	mu        sync.Mutex
 	requests  map[string]int // by kind: list, read, recent, other
@@ -108,7 +110,16 @@ func (s *scaleRig) count(r *http.Request) time.Duration {
 		s.held.Add(1)
 		return h
 	}
-	return 0
+	return s.slowness(r)
+}
+
+// slowness holds a request 0.3 to 1.5 s while slow is set: each Ironic
+// and Placement request as costly as on the loaded machines of the field.
+func (s *scaleRig) slowness(*http.Request) time.Duration {
+	if !s.slow.Load() {
+		return 0
+	}
+	return 300*time.Millisecond + time.Duration(rand.Int64N(int64(1200*time.Millisecond)))
 }
 
 // counts is a copy of the request counts.
