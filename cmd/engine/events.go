@@ -29,10 +29,11 @@ type worldEvents struct {
 	hints chan events.Batch // the bus's batches and the probe's (probe.go)
 	cool  *events.Cooldown  // spaces the reads of one node (events.node_cooldown)
 
-	mu    sync.Mutex
-	stats ops.BusState
-	held  map[string][]notice // the notification times of deferred nodes
-	kinds events.LagKinds     // the lag histogram's kind label, bounded
+	mu       sync.Mutex
+	stats    ops.BusState
+	held     map[string][]notice // the notification times of deferred nodes
+	maxQueue int                 // events.max_queue: bounds a merged batch too
+	kinds    events.LagKinds     // the lag histogram's kind label, bounded
 }
 
 var (
@@ -81,7 +82,7 @@ func startEvents(ctx context.Context, cfg *config.Config, a *assembly, o *ops.Op
 	ectx, cancel := context.WithCancel(context.Background())
 	ev := &worldEvents{src: src, cancel: cancel, m: m, plugin: plugin, log: log, hints: make(chan events.Batch),
 		reader: timedReader{plugin, o.Metrics}, stats: ops.BusState{Queue: cfg.Events.Queue},
-		cool: events.NewCooldown(cfg.Events.NodeCooldown.D()), held: map[string][]notice{}}
+		cool: events.NewCooldown(cfg.Events.NodeCooldown.D()), held: map[string][]notice{}, maxQueue: cfg.Events.MaxQueue}
 	go src.Run(ectx)
 	go ev.forward(ectx, ev.startProbe(ectx, cfg.Events))
 	o.WatchBus(ev.state)
@@ -119,22 +120,23 @@ func (w *daemonSetup) SyncsBesideCycles() bool { return w.ev != nil }
 func (w *daemonSetup) EventsLive() bool { return w.ev != nil && w.ev.src.State().Connected }
 
 // NodeSync maps the batch to nodes through the plugin and syncs those
-// nodes; it returns why a full cycle must run now, or "".
+// nodes, with the nodes the probe found changed and those whose cooldown
+// ended, in one node sync; it returns why a full cycle must run now, or
+// "".
 func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	ev := w.ev
 	if ev == nil {
 		return ""
-	}
-	if len(b.Nodes) > 0 {
-		return ev.syncProbed(ctx, w.eng, b)
 	}
 	if b.Lost {
 		return ev.fallback("events", "messages may have been missed: "+b.Why)
 	}
 	// The nodes of the messages it could read are synced even when some
 	// could not be: the full cycle that follows covers those.
-	uuids, stamps, unreadable := ev.mapBatch(ctx, b, w.eng.Scope())
+	scope := w.eng.Scope()
+	uuids, stamps, unreadable := ev.mapBatch(ctx, b, scope)
 	uuids = ev.cooldown(uuids, stamps)
+	uuids = ev.withNodes(uuids, b.Nodes, scope, stamps)
 	if len(uuids) > hostabi.MaxReadNodes {
 		return ev.fallback("overflow", fmt.Sprintf("%d nodes in one batch, more than a node sync reads", len(uuids)))
 	}
@@ -147,36 +149,28 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	switch {
 	case unreadable != "":
 		return ev.fallback("unreadable", unreadable)
+	case b.Overflow != "":
+		return ev.fallback("probe", b.Overflow)
 	case why != "":
 		return ev.fallback("node_sync", why)
 	}
 	return ""
 }
 
-// syncProbed syncs the nodes the probe found changed, or whose cooldown
-// ended (those of this engine's partitions); an overflowing probe then
-// asks for a full cycle.
-func (ev *worldEvents) syncProbed(ctx context.Context, eng *engine.Engine, b events.Batch) string {
-	scope := eng.Scope()
-	var uuids []string
-	for _, u := range b.Nodes {
+// withNodes adds to uuids the batch's nodes known changed without a
+// message (the probe's, those whose cooldown ended) that this engine's
+// partitions hold, with the notification times the cooldown kept.
+func (ev *worldEvents) withNodes(uuids, nodes []string, scope engine.Scope, stamps map[string][]notice) []string {
+	var mine []string
+	for _, u := range nodes {
 		if scope.Partitions == 0 || slicesContains(scope.Held, engine.Partition(u, scope.Partitions)) {
-			uuids = append(uuids, u)
+			mine = append(mine, u)
 		}
 	}
-	var why string
-	if len(uuids) > 0 {
-		r := eng.SyncNodes(ctx, ev.reader, uuids)
-		ev.synced(r, ev.takeHeld(uuids))
-		why = r.FullCycle
+	for u, ns := range ev.takeHeld(mine) {
+		stamps[u] = append(stamps[u], ns...)
 	}
-	switch {
-	case b.Lost:
-		return ev.fallback("probe", b.Why)
-	case why != "":
-		return ev.fallback("node_sync", why)
-	}
-	return ""
+	return append(uuids, mine...)
 }
 
 // notice is one notification about a node: when the source says it

@@ -15,9 +15,18 @@ import (
 // whose change stamp is new are synced as a notification's would be.
 
 // forward hands the bus's batches, the probe's and the nodes whose
-// cooldown ended (events.node_cooldown) on to the loop, in one channel.
+// cooldown ended (events.node_cooldown) on to the loop. What arrives
+// while the loop is busy (a node sync, a full cycle's write) is merged
+// into one batch, handed on as soon as the loop is free: a slow sync
+// makes the next batch larger, not the queue longer.
 func (ev *worldEvents) forward(ctx context.Context, probes <-chan events.Batch) {
+	var pending events.Batch
+	has := false
 	for {
+		var out chan<- events.Batch
+		if has {
+			out = ev.hints
+		}
 		var b events.Batch
 		select {
 		case <-ctx.Done():
@@ -30,12 +39,12 @@ func (ev *worldEvents) forward(ctx context.Context, probes <-chan events.Batch) 
 			if b.Nodes = ev.cool.Due(time.Now()); len(b.Nodes) == 0 {
 				continue
 			}
+		case out <- pending:
+			pending, has = events.Batch{}, false
+			continue
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case ev.hints <- b:
-		}
+		pending.Merge(b, ev.maxQueue)
+		has = true
 	}
 }
 
@@ -101,9 +110,9 @@ func (ev *worldEvents) probeOnce(ctx context.Context, mark *events.Watermark, li
 	}
 	ev.m.Probes.WithLabelValues(outcome).Inc()
 	ev.m.ProbeChanged.Add(float64(len(changed)))
-	b := events.Batch{Nodes: changed, Lost: overflow}
+	b := events.Batch{Nodes: changed}
 	if overflow {
-		b.Why = fmt.Sprintf("probe: all %d most recently changed nodes changed since the last probe; more may have", limit)
+		b.Overflow = fmt.Sprintf("probe: all %d most recently changed nodes changed since the last probe; more may have", limit)
 	}
 	return b, len(changed) > 0
 }

@@ -65,6 +65,9 @@ type Batch struct {
 	Nodes []string
 	Lost  bool
 	Why   string // why Lost, for the log
+	// Overflow says why Nodes may not be all that changed (the probe saw
+	// only changed nodes): a full cycle must judge. "" if they are.
+	Overflow string
 }
 
 // State is the source's condition, for the status page and readiness.

@@ -172,20 +172,27 @@ func (s *scaleRig) settle() {
 }
 
 // perCycle is the Ironic requests of one full cycle asked for with
-// SIGUSR1 (the fleet unchanged).
+// SIGUSR1 (the fleet unchanged), counted from the end of the cycle
+// before it, so that no other cycle's requests mix in.
 func (s *scaleRig) perCycle() float64 {
 	s.quiet()
-	c0 := s.eng.metric("rpengine_cycles_total")
+	s.cycleNow()
 	before := s.counts()
+	s.cycleNow()
+	time.Sleep(time.Second)
+	now := s.counts()
+	s.pages = now["list"] - before["list"]
+	s.t.Logf("full cycle at %d nodes: Ironic requests by kind %v (before %v)", len(s.uuids), now, before)
+	return float64(sumSince(now, before))
+}
+
+// cycleNow asks for a full cycle and waits for its end.
+func (s *scaleRig) cycleNow() {
+	c0 := s.eng.metric("rpengine_cycles_total")
 	if err := s.eng.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
 		s.t.Fatal(err)
 	}
 	waitFor(s.t, 15*time.Minute, "a full cycle", func() bool { return s.eng.metric("rpengine_cycles_total") > c0 })
-	time.Sleep(time.Second)
-	now := s.counts()
-	s.pages = now["list"] - before["list"]
-	s.t.Logf("full cycle at %d nodes: %v Ironic requests by kind (before %v)", len(s.uuids), now, before)
-	return float64(sumSince(now, before))
 }
 
 // quiet waits until no batch has come for 3 s (the enrollment's

@@ -41,6 +41,10 @@ func TestEventSlowServicesBench(t *testing.T) {
 		"%d class changes 0.5 s apart on distinct nodes, lag p50 %.2f s, p99 %.2f s, max %.2f s (%.0f full cycles meanwhile).\n\n",
 		n, len(lags), pct(lags, 50), pct(lags, 99), pct(lags, 100), full)
 	t.Log(text)
+	if os.Getenv("RPBENCH_EVENTS_SLOW_LOG") != "" {
+		b, _ := os.ReadFile(s.eng.logPath)
+		t.Logf("engine log:\n%s", b)
+	}
 	if out := os.Getenv("RPBENCH_EVENTS_SLOW_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(text), 0o644); err != nil {
 			t.Fatal(err)

@@ -125,6 +125,7 @@ func runLag(t *testing.T, ic *ironictest.Client, ironicURL string, bus *rabbitte
 // lagEngine is one `engine run`.
 type lagEngine struct {
 	metrics string
+	logPath string
 	cmd     *exec.Cmd
 	once    sync.Once
 }
@@ -155,7 +156,8 @@ func startLagEngine(t *testing.T, placement, ironicURL string, bus *rabbittest.B
 		t.Fatal(err)
 	}
 	e := &lagEngine{metrics: "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics"}
-	log, _ := os.Create(filepath.Join(dir, "engine.log"))
+	e.logPath = filepath.Join(dir, "engine.log")
+	log, _ := os.Create(e.logPath)
 	e.cmd = exec.Command(bin, "run", "--config", cfg)
 	e.cmd.Stdout, e.cmd.Stderr = log, log
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -42,6 +42,9 @@ type Client struct {
 	// and again after the server refuses it, so a changed server is
 	// re-read instead of trusted.
 	ver version
+	// noRecent: Ironic refused the listing sorted by updated_at once, so
+	// node reads take a GET each (readrecent.go).
+	noRecent bool
 	// proofPages is the page count of the last listing of all node uuids:
 	// past that many nodes to prove, a listing costs fewer requests.
 	proofPages int

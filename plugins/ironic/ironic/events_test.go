@@ -11,7 +11,8 @@ import (
 )
 
 // TestReadNodesEqualsListing: a node read alone is exactly the node a
-// listing gives, one GET per node, and a deleted node is left out.
+// listing gives, at most one request per node, and a deleted node is
+// left out.
 func TestReadNodesEqualsListing(t *testing.T) {
 	nodes := fakeironic.Generate(20, 7)
 	fake := fakeironic.New(nodes, 82)
@@ -39,8 +40,8 @@ func TestReadNodesEqualsListing(t *testing.T) {
 			t.Errorf("read node differs from the listing:\n read %+v\n list %+v", n, want[n.UUID])
 		}
 	}
-	if reqs := fake.Requests()[before:]; len(reqs) != 3 {
-		t.Errorf("requests for 3 distinct nodes: %d (%v), want 3", len(reqs), reqs)
+	if reqs := fake.Requests()[before:]; len(reqs) > 3 {
+		t.Errorf("requests for 3 distinct nodes: %d (%v), want at most 3", len(reqs), reqs)
 	}
 	if _, err := c.ReadNodes([]string{"not-a-uuid"}); err == nil {
 		t.Error("a malformed uuid was read")

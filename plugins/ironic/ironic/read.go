@@ -2,6 +2,7 @@ package ironic
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -16,7 +17,9 @@ import (
 // way, so a node read here is exactly the node a listing gives. Ironic's
 // own 404 leaves the node out; any other failure fails the whole read.
 // More than Config.ReadByListingAbove distinct nodes are read from one
-// listing instead (readListed): a burst costs pages, not a request each.
+// listing instead (readListed): a burst costs pages, not a request each;
+// two or more are first looked for among the nodes changed last
+// (readRecent), one request.
 func (c *Client) ReadNodes(uuids []string) ([]hostabi.Node, error) {
 	v, err := c.negotiate()
 	if err != nil {
@@ -38,6 +41,18 @@ func (c *Client) ReadNodes(uuids []string) ([]hostabi.Node, error) {
 		return c.readListed(seen)
 	}
 	out := make([]hostabi.Node, 0, len(ask))
+	if len(ask) > 1 && !c.noRecent {
+		found, rest, err := c.readRecent(ask, v)
+		switch {
+		case errors.Is(err, errRecentRefused):
+			c.noRecent = true // an Ironic that will not sort so: a GET each from now on
+			c.warnf("ironic: %v; reading nodes one GET each", err)
+		case err != nil:
+			return nil, fmt.Errorf("read nodes: the most recently changed: %w", err)
+		default:
+			out, ask = append(out, found...), rest
+		}
+	}
 	for _, id := range ask {
 		n, found, err := c.readNode(id, v)
 		if err != nil {

@@ -96,7 +96,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	start := 0
 	if m := q.Get("marker"); m != "" {
-		i := slices.IndexFunc(s.nodes, func(n Node) bool { return n.UUID == m })
+		i := slices.IndexFunc(s.sorted(q), func(n Node) bool { return n.UUID == m })
 		if i < 0 {
 			w.WriteHeader(http.StatusNotFound)
 			w.Write(errorBody("Node " + m + " could not be found."))
@@ -104,18 +104,36 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		}
 		start = i + 1
 	}
-	body := s.page(q, start, limit, fields)
+	body := s.page(s.sorted(q), q, start, limit, fields)
 	s.cache[key] = body
 	w.Write(body)
 }
 
-// page is the body of one page of the listing from node start; the
-// caller holds s.mu.
-func (s *Server) page(q url.Values, start, limit int, fields []string) []byte {
+// sorted is the nodes in the listing's order: by id, or by updated_at,
+// newest first (null last, as MariaDB sorts them descending; asc the
+// reverse), as asked.
+// The caller holds s.mu.
+func (s *Server) sorted(q url.Values) []Node {
+	if q.Get("sort_key") != "updated_at" {
+		return s.nodes
+	}
+	nodes := slices.Clone(s.nodes)
+	slices.SortStableFunc(nodes, func(a, b Node) int {
+		if q.Get("sort_dir") == "asc" {
+			return strings.Compare(a.UpdatedAt, b.UpdatedAt)
+		}
+		return strings.Compare(b.UpdatedAt, a.UpdatedAt)
+	})
+	return nodes
+}
+
+// page is the body of one page of the listing of nodes from node start;
+// the caller holds s.mu.
+func (s *Server) page(nodes []Node, q url.Values, start, limit int, fields []string) []byte {
 	body := []byte(`{"nodes": [`)
 	count, last := 0, ""
-	for i := start; i < len(s.nodes) && count < limit; i++ {
-		nd := &s.nodes[i]
+	for i := start; i < len(nodes) && count < limit; i++ {
+		nd := &nodes[i]
 		if !match(nd, q) {
 			continue
 		}
@@ -182,8 +200,7 @@ func (s *Server) detail(w http.ResponseWriter, r *http.Request) {
 	fields = append(fields, "updated_at")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	nodes := slices.Clone(s.nodes)
-	slices.SortStableFunc(nodes, func(a, b Node) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) })
+	nodes := s.sorted(q)
 	limit := s.maxLimit
 	if l, err := strconv.Atoi(q.Get("limit")); err == nil && l > 0 && l < limit {
 		limit = l
