@@ -162,6 +162,7 @@ BENCH_EVENTS   := RPBENCH_EVENTS_NODES=200 RPBENCH_EVENTS_CHANGES=40 RPBENCH_EVE
 BENCH_RPBENCH  := -real 1000 -real-rounds 0 -prod 1000 -prod-rounds 2 -curve-nodes 200 -curve 1,4,16 -curve-rounds 2 -curve-kinds prod
 endif
 bench-deps:
+	scripts/kube/install.sh
 	scripts/vcsim/install.sh
 	scripts/nova/install.sh
 	scripts/rabbitmq/install.sh
@@ -177,12 +178,16 @@ bench: build plugins bench-deps
 	RPBENCH_RESHAPER=1 $(BENCH_RESHAPER) RPBENCH_RESHAPER_OUT=$(CURDIR)/build/bench-reshaper.md \
 		$(GO) test -count=1 -timeout 60m -run 'TestReshaperBench$$' -v ./internal/testing/bench/
 	RPBENCH_EVENTS=1 $(BENCH_EVENTS) RPBENCH_EVENTS_OUT=$(CURDIR)/build/bench-events.md \
-		RPBENCH_EVENTS_SCALE_OUT=$(CURDIR)/build/bench-events-scale.md \
+		RPBENCH_EVENTS_SCALE_OUT=$(CURDIR)/build/bench-events-scale.md RPBENCH_EVENTS_SLOW_OUT=$(CURDIR)/build/bench-events-slow.md \
 		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test -count=1 -timeout 120m -run 'TestEventLagBench$$|TestEventScaleBench$$' -v ./internal/testing/bench/
+		$(GO) test -count=1 -timeout 120m -run 'TestEventLagBench$$|TestEventScaleBench$$|TestEventSlowServicesBench$$' -v ./internal/testing/bench/
+	cat build/bench-events-slow.md >> build/bench-events-scale.md
+	RPENGINE_KUBE_E2E=1 RPBENCH_KUBE_SOAK=1 RPBENCH_KUBE_SOAK_OUT=$(CURDIR)/build/bench-kube-soak.md \
+		RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
+		$(GO) test -count=1 -timeout 40m -run 'TestKubeSoakBench$$' -v ./e2e/
 	BENCH=$(BENCH) scripts/bench-go.sh > build/bench-go.md
 	$(GO) run ./cmd/rpbench -out reports/BENCHMARKS.md -engine $(CURDIR)/bin/engine -plugin $(CURDIR)/$(PLUGINS)/fake.wasm \
-		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -events-scale build/bench-events-scale.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
+		-nova build/bench-nova.md -reshaper build/bench-reshaper.md -events build/bench-events.md -events-scale build/bench-events-scale.md -kube-soak build/bench-kube-soak.md -gobench build/bench-go.md $(BENCH_RPBENCH) \
 		-started $$(cat build/bench-started) -started-load build/bench-load -command "make bench BENCH=$(BENCH)"
 
 # check is CI's gate (.ci/run runs it before the tests): gofmt, go vet and

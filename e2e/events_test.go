@@ -146,8 +146,12 @@ func (r *eventRig) start() {
 }
 
 // metric sums the samples of a series whose line starts with prefix.
-func (r *eventRig) metric(prefix string) float64 {
-	resp, err := http.Get(r.metrics + "/metrics")
+func (r *eventRig) metric(prefix string) float64 { return scrapeMetric(r.metrics+"/metrics", prefix) }
+
+// scrapeMetric sums the samples of the series named prefix at url (-1
+// when it does not answer).
+func scrapeMetric(url, prefix string) float64 {
+	resp, err := http.Get(url)
 	if err != nil {
 		return -1
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rpengine/rpengine/internal/testing/etcdtest"
 	"github.com/rpengine/rpengine/internal/testing/placementtest"
 	"github.com/rpengine/rpengine/internal/testing/plugintest"
+	"github.com/rpengine/rpengine/internal/testing/testenv"
 )
 
 // Timing of the scale-out tests. A dead engine's nodes must be managed
@@ -48,6 +49,8 @@ type scaleRig struct {
 	kube      *kubeFleet                      // set: coordinate through Kubernetes, etcd is its host:port
 	access    string                          // more [coord] keys: etcd's TLS and user
 	ttl       time.Duration                   // lease_ttl; zero: soTTL
+	interval  time.Duration                   // engine.interval; zero: soInterval
+	metrics   map[string]string               // set: each engine serves /metrics, its URL here by id
 }
 
 type engineProc struct {
@@ -87,7 +90,15 @@ token = "admin"
 [plugin]
 path = %q
 cache_dir = %q
-`, id, soInterval, placementURL, r.plugin, plugintest.CacheDir())
+`, id, cmp.Or(r.interval, soInterval), placementURL, r.plugin, plugintest.CacheDir())
+	if r.metrics != nil {
+		port, err := testenv.FreePort()
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		text += fmt.Sprintf("\n[server]\nlisten = \"127.0.0.1:%d\"\n", port)
+		r.metrics[id] = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	}
 	switch {
 	case withCoord && r.kube != nil:
 		text += r.kube.section(r.t, etcdURL, soPartitions, cmp.Or(r.ttl, soTTL), "/rpengine/")

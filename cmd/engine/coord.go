@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/coord"
+	"github.com/rpengine/rpengine/internal/ops"
 )
 
 // coordinator is the daemon's side of [coord]: before each cycle it syncs
@@ -71,6 +73,17 @@ func startCoordinator(ctx context.Context, cfg *config.Config, log *slog.Logger)
 	log.Info("coordinating", "backend", cfg.Coord.Backend, "etcd", cfg.Coord.Etcd, "security", etcdSecurity(cfg),
 		"namespace", cfg.Coord.Namespace, "division", div.String(), "prefix", cfg.Coord.Prefix)
 	return &coordinator{c: c, root: ctx, base: policy(cfg).Scope, div: div, cfg: cfg, log: log}, nil
+}
+
+// registerMetrics exposes the requests sent to the coordination backend,
+// so that its cost per cycle can be watched (and benched).
+func (co *coordinator) registerMetrics(o *ops.Ops) {
+	if co == nil {
+		return
+	}
+	o.Metrics.Registry().MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "rpengine_coord_requests_total",
+		Help: "Requests sent to the coordination backend: etcd calls and streams opened, or Kubernetes API requests."},
+		func() float64 { return float64(co.c.Requests()) }))
 }
 
 // BeforeCycle syncs with etcd and sets eng's scope to what this engine

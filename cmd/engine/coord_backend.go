@@ -18,6 +18,8 @@ type membership interface {
 	Close()
 	// Store is the shared ownership record of placement, written under a.
 	Store(a coord.Assignment, placement string) engine.RecordStore
+	// Requests is how many requests the member sent to its backend.
+	Requests() int64
 }
 
 // identityRecord keeps the identity of the fleet's Placement.

@@ -55,6 +55,7 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 		return err
 	}
 	defer co.Close()
+	co.registerMetrics(o)
 	// The local API (internal/ops/api.go): plans run by the loop between
 	// cycles; a cycle now is SIGUSR1's request.
 	now, asks := signalled(ctx, syscall.SIGUSR1), make(chan daemon.Ask)

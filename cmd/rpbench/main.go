@@ -19,13 +19,13 @@ import (
 
 // options are rpbench's flags.
 type options struct {
-	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, eventsMD, eventsScaleMD, goBench, command string
-	startLoad                                                                                          string
-	real, realRounds, prod, prodRounds                                                                 int
-	curveN, curveR                                                                                     int
-	curveC, curveKinds                                                                                 string
-	started                                                                                            int64
-	firstStart                                                                                         bool
+	out, sizes, engineBin, plugin, root, novaMD, reshaperMD, eventsMD, eventsScaleMD, kubeSoakMD, goBench, command string
+	startLoad                                                                                                      string
+	real, realRounds, prod, prodRounds                                                                             int
+	curveN, curveR                                                                                                 int
+	curveC, curveKinds                                                                                             string
+	started                                                                                                        int64
+	firstStart                                                                                                     bool
 }
 
 func parseFlags() options {
@@ -46,6 +46,7 @@ func parseFlags() options {
 	flag.StringVar(&o.curveKinds, "curve-kinds", "prod,sqlite", "cold-start curve: which Placements (prod, sqlite)")
 	flag.StringVar(&o.reshaperMD, "reshaper", "", "Markdown of the POST /reshaper experiment (TestReshaperBench's RPBENCH_RESHAPER_OUT) to include")
 	flag.StringVar(&o.eventsMD, "events", "", "Markdown of the event lag bench (TestEventLagBench's RPBENCH_EVENTS_OUT) to include")
+	flag.StringVar(&o.kubeSoakMD, "kube-soak", "", "Markdown of the Kubernetes backend's soak (TestKubeSoakBench's RPBENCH_KUBE_SOAK_OUT) to include")
 	flag.StringVar(&o.eventsScaleMD, "events-scale", "", "Markdown of the events-at-scale bench (TestEventScaleBench's RPBENCH_EVENTS_SCALE_OUT) to include")
 	flag.StringVar(&o.goBench, "gobench", "", "go test -bench output (scripts/bench-go.sh) to turn into ceiling rows and include")
 	flag.StringVar(&o.command, "command", "make bench", "the command named in the report")
@@ -113,7 +114,7 @@ func run(o options) error {
 	for _, inc := range []struct {
 		path string
 		f    func(string) (bench.Section, error)
-	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}, {o.eventsMD, eventsSection}, {o.eventsScaleMD, eventsScaleSection}} {
+	}{{o.novaMD, novaSection}, {o.reshaperMD, reshaperSection}, {o.eventsMD, eventsSection}, {o.eventsScaleMD, eventsScaleSection}, {o.kubeSoakMD, kubeSoakSection}} {
 		if inc.path == "" {
 			continue
 		}

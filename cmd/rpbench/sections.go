@@ -79,6 +79,21 @@ func eventsScaleSection(path string) (bench.Section, error) {
 	return bench.Section{Title: "Events at fleet scale", Body: body}, nil
 }
 
+func kubeSoakSection(path string) (bench.Section, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return bench.Section{}, fmt.Errorf("-kube-soak: %w", err)
+	}
+	return bench.Section{Title: "Kubernetes backend: engines joining and leaving", Body: kubeSoakIntro + "\n\n" + string(b)}, nil
+}
+
+// kubeSoakIntro says what the Kubernetes soak measures and how to rerun it.
+const kubeSoakIntro = `Engines coordinating through a real kube-apiserver (e2e/scaleout_kube_soak_test.go; 60 fake nodes, 30 partitions, ` +
+	`engine.interval 1 s, lease_ttl 1 s, the shared Placement), about 40 cycles an engine in each phase while engines join and leave. ` +
+	"Requests are the engine's own count (`rpengine_coord_requests_total`: every API request, a watch counted once when opened) " +
+	`over its cycles. Goal: O(1) per engine and cycle when nothing changes, whatever the fleet.
+Rerun: ` + "`RPENGINE_KUBE_E2E=1 RPBENCH_KUBE_SOAK=1 RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPENGINE_ENGINE_BIN=$PWD/bin/engine go test -count=1 -v -run TestKubeSoakBench ./e2e/`" + ` (after make build plugins; scripts/kube/install.sh builds the API server once).`
+
 // eventsScaleIntro says what the events-at-scale bench measures and how
 // to rerun it.
 const eventsScaleIntro = `The event path against the real Ironic 21.4 (its own notifications on Debian's RabbitMQ) and a real Placement ` +
@@ -86,7 +101,8 @@ const eventsScaleIntro = `The event path against the real Ironic 21.4 (its own n
 	`while requests per change are counted (its cost is added per hour below). The engine reaches Ironic through a proxy that counts its ` +
 	`requests and, for the long cycle, holds each listing page back. Goals: a mixed workload at most 1.2 Ironic requests per change; ` +
 	`a burst of 5,000 notifications over 1,000 nodes drained within 30 s with no plugin timeout; p99 <= 2 s during a long full cycle.
-Rerun: ` + "`RPBENCH_EVENTS=1 RPBENCH_EVENTS_SCALE_NODES=1000,10000 RPENGINE_ENGINE_BIN=$PWD/bin/engine RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPBENCH_EVENTS_SCALE_OUT=scale.md go test ./internal/testing/bench -run TestEventScaleBench -v -timeout 90m`" + ` (after make build plugins).`
+The last line is TestEventSlowServicesBench: the lag when every request of the engine costs 0.3-1.5 s.
+Rerun: ` + "`RPBENCH_EVENTS=1 RPBENCH_EVENTS_SCALE_NODES=1000,10000 RPENGINE_ENGINE_BIN=$PWD/bin/engine RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPBENCH_EVENTS_SCALE_OUT=scale.md RPBENCH_EVENTS_SLOW_OUT=slow.md go test ./internal/testing/bench -run 'TestEventScaleBench|TestEventSlowServicesBench' -v -timeout 90m`" + ` (after make build plugins).`
 
 // goBenchSection turns the go test benchmarks (scripts/bench-go.sh's
 // Markdown) into ceiling rows and includes it as it is.

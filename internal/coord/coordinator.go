@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -40,6 +41,8 @@ type Coordinator struct {
 	done chan struct{}
 	log  *slog.Logger
 
+	requests atomic.Int64 // calls to etcd (dial's count)
+
 	mu      sync.Mutex
 	holders map[string]string // unit → holder at the last Sync, for moves
 	moves   []Move
@@ -54,13 +57,14 @@ func New(ctx context.Context, cfg Config) (*Coordinator, error) {
 	if cfg.RegisterWait == 0 {
 		cfg.RegisterWait = 2*cfg.TTL + 5*time.Second
 	}
-	cli, err := dial(cfg.Endpoints, cfg.Access, cfg.TTL)
+	c := &Coordinator{cfg: cfg, k: newKeys(cfg.Prefix), done: make(chan struct{}), log: cfg.Log}
+	cli, err := dial(cfg.Endpoints, cfg.Access, cfg.TTL, &c.requests)
 	if err != nil {
 		return nil, err
 	}
+	c.cli = cli
 	host, _ := os.Hostname()
 	started := time.Now().UTC()
-	c := &Coordinator{cfg: cfg, k: newKeys(cfg.Prefix), cli: cli, done: make(chan struct{}), log: cfg.Log}
 	c.s = &session{cli: cli, k: c.k, id: cfg.Member, ttl: cfg.TTL, log: cfg.Log, changed: make(chan struct{}),
 		info: func(id clientv3.LeaseID) MemberInfo {
 			return MemberInfo{ID: cfg.Member, Host: host, PID: os.Getpid(), Started: started,
@@ -215,3 +219,7 @@ func (c *Coordinator) Close() {
 	}
 	c.cli.Close()
 }
+
+// Requests is how many calls this member made to etcd: unary calls and
+// streams opened (watches, the lease's keep-alive).
+func (c *Coordinator) Requests() int64 { return c.requests.Load() }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -58,7 +59,11 @@ func (a Access) tlsConfig() (*tls.Config, error) {
 // dial makes a client that reconnects within a fraction of the TTL after
 // etcd comes back (gRPC's default backoff grows to two minutes). With a
 // user, etcd's client logs in here: a wrong password fails at once.
-func dial(endpoints []string, a Access, ttl time.Duration) (*clientv3.Client, error) {
+//
+// count, if not nil, counts the client's calls: each unary call and each
+// stream opened (a watch, the lease's keep-alive), not a stream's
+// messages.
+func dial(endpoints []string, a Access, ttl time.Duration, count *atomic.Int64) (*clientv3.Client, error) {
 	tc, err := a.tlsConfig()
 	if err != nil {
 		return nil, err
@@ -71,7 +76,7 @@ func dial(endpoints []string, a Access, ttl time.Duration) (*clientv3.Client, er
 		Username:    a.User,
 		Password:    a.Password,
 		Logger:      zap.NewNop(),
-		DialOptions: []grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: time.Second})},
+		DialOptions: append([]grpc.DialOption{grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: time.Second})}, counting(count)...),
 	})
 	if err != nil {
 		if a.User != "" {
@@ -100,7 +105,7 @@ func CheckAccess(ctx context.Context, endpoints []string, a Access, prefix strin
 			return err
 		}
 	}
-	cli, err := dial(endpoints, a, 4*time.Second)
+	cli, err := dial(endpoints, a, 4*time.Second, nil)
 	if err != nil {
 		return err
 	}
@@ -164,4 +169,21 @@ func orSystem(ca string) string {
 		return "the system's"
 	}
 	return ca
+}
+
+// counting is the dial options that count the calls in n; none for nil.
+func counting(n *atomic.Int64) []grpc.DialOption {
+	if n == nil {
+		return nil
+	}
+	return []grpc.DialOption{
+		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoke grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+			n.Add(1)
+			return invoke(ctx, method, req, reply, cc, opts...)
+		}),
+		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, open grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+			n.Add(1)
+			return open(ctx, desc, cc, method, opts...)
+		}),
+	}
 }

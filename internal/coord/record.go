@@ -180,7 +180,7 @@ type Reader struct{ c *Coordinator }
 
 // OpenReader connects to etcd at endpoints with a, under prefix.
 func OpenReader(endpoints []string, a Access, prefix string) (*Reader, error) {
-	cli, err := dial(endpoints, a, 4*time.Second)
+	cli, err := dial(endpoints, a, 4*time.Second, nil)
 	if err != nil {
 		return nil, err
 	}

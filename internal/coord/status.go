@@ -44,7 +44,7 @@ type PendingMove struct {
 // ReadStatus reads members, claims and moves under prefix; div is the
 // division the caller is configured with (zero: static).
 func ReadStatus(ctx context.Context, endpoints []string, a Access, prefix string, div Division, recent int) (Status, error) {
-	cli, err := dial(endpoints, a, 4*time.Second)
+	cli, err := dial(endpoints, a, 4*time.Second, nil)
 	if err != nil {
 		return Status{}, err
 	}
