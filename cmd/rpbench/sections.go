@@ -91,7 +91,9 @@ func kubeSoakSection(path string) (bench.Section, error) {
 const kubeSoakIntro = `Engines coordinating through a real kube-apiserver (e2e/scaleout_kube_soak_test.go; 60 fake nodes, 30 partitions, ` +
 	`engine.interval 1 s, lease_ttl 1 s, the shared Placement), about 40 cycles an engine in each phase while engines join and leave. ` +
 	"Requests are the engine's own count (`rpengine_coord_requests_total`: every API request, a watch counted once when opened) " +
-	`over its cycles. Goal: O(1) per engine and cycle when nothing changes, whatever the fleet.
+	`over its cycles. Goal: O(1) per engine and cycle when nothing changes, whatever the fleet. At lease_ttl 1 s the member ` +
+	`Lease is renewed every quarter TTL (internal/coord/kube_session.go), about 4 requests a second whatever the cycles; ` +
+	`the rest, about one a cycle, is the cycle's sync.
 Rerun: ` + "`RPENGINE_KUBE_E2E=1 RPBENCH_KUBE_SOAK=1 RPENGINE_PLUGIN_DIR=$PWD/build/plugins RPENGINE_ENGINE_BIN=$PWD/bin/engine go test -count=1 -v -run TestKubeSoakBench ./e2e/`" + ` (after make build plugins; scripts/kube/install.sh builds the API server once).`
 
 // eventsScaleIntro says what the events-at-scale bench measures and how
