@@ -95,7 +95,7 @@ func (c *cycle) leavePaused(d Desired) bool {
 	if c.e.now().After(until) {
 		msg += " (overdue: engine resume to apply the rules again)"
 	}
-	c.outcome(Outcome{Node: d.UUID, Name: d.Name, Kind: KindPaused, Message: msg}, Observed{})
+	c.outcome(Outcome{Node: d.UUID, Name: d.NodeName, Kind: KindPaused, Message: msg}, Observed{})
 	return true
 }
 

@@ -30,6 +30,7 @@ type args struct {
 	node      string
 	nodes     []string // once --node, repeatable or a comma list
 	output    string   // -o: json or table
+	observe   bool     // run --observe: engine.mode = "observe" whatever the file says
 	rest      []string // what follows the flags (plugin's subcommand, explain's node)
 }
 
@@ -119,11 +120,11 @@ var verbs = []verb{
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
 			return cmdOnce(ctx, a.config, a.json, a.nodes, out, log)
 		}},
-	{name: "run", synopsis: "--config FILE", summary: "run a cycle every [engine] interval until SIGTERM (the daemon)",
+	{name: "run", synopsis: "--config FILE [--observe]", summary: "run a cycle every [engine] interval until SIGTERM (the daemon); --observe writes nothing and reports the drift (docs/OBSERVE.md)",
 		example: "engine run --config /etc/rpengine/rpengine.toml --log-format json",
-		flags:   []string{"config", "log-format"},
+		flags:   []string{"config", "observe", "log-format"},
 		run: func(ctx context.Context, a args, out io.Writer, log *slog.Logger) error {
-			return cmdRun(ctx, a.config, log)
+			return cmdRun(ctx, a.config, a.observe, log)
 		}},
 	{name: "plan", synopsis: "--config FILE [--json] [--node UUID|NAME]", summary: "print what a cycle would change, node by node; write nothing",
 		example: "engine plan --config /etc/rpengine/rpengine.toml --node rack1-n07",
@@ -212,6 +213,8 @@ func (v verb) flagSet(a *args, w io.Writer) *flag.FlagSet {
 			fs.StringVar(&a.output, "o", "table", "output: json or table")
 		case "log-format":
 			fs.StringVar(&a.logFormat, "log-format", "", "log format: text, json or oslo (default: [log] format, else text)")
+		case "observe":
+			fs.BoolVar(&a.observe, "observe", false, "observe mode, as engine.mode = \"observe\": every cycle a plan, nothing written, the drift reported; kept across reloads")
 		case "node":
 			fs.StringVar(&a.node, "node", "", "only this node: its uuid or its name")
 		case "nodes":

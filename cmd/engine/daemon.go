@@ -45,8 +45,8 @@ func (w *daemonSetup) Settings() daemon.Settings {
 // loadSetup reads the config at path and assembles its engine for the
 // daemon. On a reload it runs beside the running setup (prev), whose
 // provider cache it keeps when the state file and its key are the same.
-func loadSetup(ctx context.Context, path string, log *slog.Logger, o *ops.Ops, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
-	cfg, err := loadConfig(path)
+func loadSetup(ctx context.Context, path string, observe bool, log *slog.Logger, o *ops.Ops, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
+	cfg, err := loadRunConfig(path, observe)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 )
 
@@ -140,4 +141,15 @@ func (w *daemonSetup) observeCycle(ctx context.Context) engine.Report {
 			"oldest", w.drift.lasting(5))
 	}
 	return r
+}
+
+// loadRunConfig is loadConfig for the daemon: run --observe (observe)
+// puts it in observe mode whatever engine.mode says, so a reload of a
+// file saying "run" cannot start writing.
+func loadRunConfig(path string, observe bool) (*config.Config, error) {
+	cfg, err := loadConfig(path)
+	if err == nil && observe {
+		cfg.Engine.Mode = "observe"
+	}
+	return cfg, err
 }

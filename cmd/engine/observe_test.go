@@ -72,3 +72,32 @@ func TestObserveModeWritesNothingAndReportsDrift(t *testing.T) {
 		t.Errorf("oldest drift %v s, want it growing", d.metric("rpengine_drift_oldest_seconds"))
 	}
 }
+
+// run --observe is engine.mode = "observe" over a file that says "run":
+// nothing written, every node's provider reported missing; the config
+// read again (a reload) stays in observe mode.
+func TestRunObserveFlagOverridesTheFile(t *testing.T) {
+	fake := placementfake.New()
+	defer fake.Close()
+	cfg := daemonConfig(t, t.TempDir(), fmt.Sprintf("[placement]\nendpoint = %q\ntoken = \"admin\"\n", fake.URL()), "")
+	d := startDaemon(t, cfg, "--observe")
+	d.waitFor("three observe cycles", func() bool { return d.metric(`rpengine_cycles_total{outcome="ok"}`) >= 3 })
+	for _, r := range fake.Requests() {
+		if r.Method != "GET" {
+			t.Fatalf("run --observe sent %s %s to Placement", r.Method, r.Path)
+		}
+	}
+	if got := d.metric(`rpengine_drift_nodes{kind="no_provider"}`); got != 12 {
+		t.Fatalf("drift no_provider %v on an empty Placement, want 12", got)
+	}
+	d.stop()
+	for _, observe := range []bool{false, true} {
+		c, err := loadRunConfig(cfg, observe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]string{false: "run", true: "observe"}[observe]; c.Engine.Mode != want {
+			t.Errorf("loadRunConfig(observe=%v): mode %q, want %q", observe, c.Engine.Mode, want)
+		}
+	}
+}

@@ -11,9 +11,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/hostabi"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
 )
@@ -49,12 +52,45 @@ func pauseThrough(asks chan<- daemon.Ask) (func(context.Context, string, time.Ti
 		return err
 	}
 	pause := func(ctx context.Context, node string, until time.Time, reason string) error {
-		return act(ctx, func(c context.Context, e *engine.Engine) error { return e.Pause(c, node, until, reason) })
+		return act(ctx, func(c context.Context, e *engine.Engine) error {
+			u, err := nodeUUID(c, e, node)
+			if err != nil {
+				return err
+			}
+			return e.Pause(c, u, until, reason)
+		})
 	}
 	resume := func(ctx context.Context, node string) error {
-		return act(ctx, func(c context.Context, e *engine.Engine) error { return e.Resume(c, node) })
+		return act(ctx, func(c context.Context, e *engine.Engine) error {
+			u, err := nodeUUID(c, e, node)
+			if err != nil {
+				return err
+			}
+			return e.Resume(c, u)
+		})
 	}
 	return pause, resume
+}
+
+// nodeUUID is node's uuid: node itself, or the uuid of the one node of
+// that name in a plan (the source's listing now; a plan writes nothing).
+func nodeUUID(ctx context.Context, e *engine.Engine, node string) (string, error) {
+	if hostabi.ValidUUID(strings.ToLower(node)) {
+		return node, nil
+	}
+	var found []string
+	for _, o := range e.Plan(ctx).Outcomes {
+		if o.Name == node && !slices.Contains(found, o.Node) {
+			found = append(found, o.Node)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", fmt.Errorf("%w: no node named %q in the source's listing", engine.ErrBadPause, node)
+	}
+	return "", fmt.Errorf("%w: %d nodes are named %q; give its uuid", engine.ErrBadPause, len(found), node)
 }
 
 // cmdPause is `engine pause` (resume false) and `engine resume`.
@@ -110,7 +146,7 @@ func parseOperand(fs *flag.FlagSet, argv []string) (string, error) {
 		node, argv = fs.Arg(0), fs.Args()[1:]
 	}
 	if node == "" {
-		return "", fmt.Errorf("%w: which node? give its uuid", errUsage)
+		return "", fmt.Errorf("%w: which node? give its uuid or name", errUsage)
 	}
 	return node, nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -64,4 +66,41 @@ func TestPauseThroughTheDaemon(t *testing.T) {
 	}
 	verb("resume", node)
 	d.waitFor("the rules again", func() bool { p, _ := fake.Provider(node); return p.Inventories[class].Reserved == 0 })
+	// By name: the daemon finds the one node of that name in the listing.
+	var plan struct {
+		Outcomes []struct{ Node, Name string }
+	}
+	var planOut bytes.Buffer
+	run(context.Background(), []string{"plan", "--json", "--config", cfg}, &planOut, io.Discard)
+	if err := json.Unmarshal(planOut.Bytes(), &plan); err != nil {
+		t.Fatalf("plan --json: %v: %s", err, planOut.String())
+	}
+	name := ""
+	for _, o := range plan.Outcomes {
+		if o.Node == node {
+			name = o.Name
+		}
+	}
+	if name == "" || name == node {
+		t.Fatalf("node %s has no name of its own in the plan (%q)", node, name)
+	}
+	if out := verb("pause", name, "--for", "1h"); !strings.Contains(out, name+" paused until") {
+		t.Fatalf("pause %s (%s's name) said %q", name, node, out)
+	}
+	if err := fake.SetReserved(node, class, 1); err != nil {
+		t.Fatal(err)
+	}
+	start = d.metric(`rpengine_cycles_total{outcome="ok"}`)
+	d.waitFor("three cycles", func() bool { return d.metric(`rpengine_cycles_total{outcome="ok"}`) >= start+3 })
+	if p, _ := fake.Provider(node); p.Inventories[class].Reserved != 1 || d.metric("rpengine_paused_nodes") != 1 {
+		t.Fatalf("paused by name: reserved %d, paused %v; want the operator's 1 kept, 1 paused", p.Inventories[class].Reserved, d.metric("rpengine_paused_nodes"))
+	}
+	if out := verb("resume", name); !strings.Contains(out, name+" resumed") {
+		t.Fatalf("resume %s said %q", name, out)
+	}
+	d.waitFor("the rules again", func() bool { p, _ := fake.Provider(node); return p.Inventories[class].Reserved == 0 })
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"pause", "no-such-node", "--config", cfg}, &out, &out); code == 0 || !strings.Contains(out.String(), `no node named "no-such-node"`) {
+		t.Fatalf("pause of an unknown name: exit %d, %q", code, out.String())
+	}
 }

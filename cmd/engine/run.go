@@ -27,8 +27,10 @@ const jitter = 0.1
 // cmdRun is the daemon: a cycle every interval until SIGTERM or SIGINT
 // (ctx), a reload on SIGHUP, and, with server.listen, /metrics, /healthz,
 // /readyz and the status page. See internal/ops/daemon for the lifecycle.
-func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
-	cfg, err := loadConfig(path)
+// observe (--observe) sets engine.mode = "observe" over the file, at start
+// and at every reload.
+func cmdRun(ctx context.Context, path string, observe bool, log *slog.Logger) error {
+	cfg, err := loadRunConfig(path, observe)
 	if err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func cmdRun(ctx context.Context, path string, log *slog.Logger) error {
 	watched, reload := watchPlugin(ctx, cfg, log)
 	loop := &daemon.Loop{
 		Load: func(ctx context.Context, stop <-chan struct{}, prev daemon.Setup) (daemon.Setup, error) {
-			w, err := loadSetup(ctx, path, log, o, stop, unwrap(prev))
+			w, err := loadSetup(ctx, path, observe, log, o, stop, unwrap(prev))
 			if err == nil {
 				dw := w.(*daemonSetup)
 				watched.Store(dw.cfg.Plugin)

@@ -61,12 +61,12 @@ type runningDaemon struct {
 	code   chan int
 }
 
-func startDaemon(t *testing.T, cfg string) *runningDaemon {
+func startDaemon(t *testing.T, cfg string, flags ...string) *runningDaemon {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &runningDaemon{t: t, logs: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
 	go func() {
-		d.code <- run(ctx, []string{"run", "--config", cfg, "--log-format", "json"}, io.Discard, d.logs)
+		d.code <- run(ctx, append([]string{"run", "--config", cfg, "--log-format", "json"}, flags...), io.Discard, d.logs)
 	}()
 	t.Cleanup(func() { cancel(); <-d.code })
 	addrRE := regexp.MustCompile(`"addr":"(127\.0\.0\.1:\d+)"`)
