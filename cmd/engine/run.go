@@ -51,7 +51,6 @@ func cmdRun(ctx context.Context, path string, observe bool, log *slog.Logger) er
 		return err
 	}
 	defer stopServing()
-	// [coord]: several engines share the fleet through etcd (coord.go).
 	co, err := startCoordinator(ctx, cfg, log)
 	if err != nil {
 		return err
