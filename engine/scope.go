@@ -32,10 +32,14 @@ func (s *Scope) contains(n *hostabi.Node) bool {
 	if len(s.ConductorGroups) > 0 && !slices.Contains(s.ConductorGroups, n.ConductorGroup) {
 		return false
 	}
-	if s.Partitions > 0 && !slices.Contains(s.Held, Partition(n.UUID, s.Partitions)) {
-		return false
-	}
-	return true
+	return s.HoldsPartitionOf(n.UUID)
+}
+
+// HoldsPartitionOf reports whether the node uuid's partition is one the
+// engine holds (always, without partitions): all of the scope a uuid
+// alone can tell, before the node is read.
+func (s Scope) HoldsPartitionOf(uuid string) bool {
+	return s.Partitions == 0 || slices.Contains(s.Held, Partition(uuid, s.Partitions))
 }
 
 // Partition maps a node uuid onto one of n partitions, the same way on

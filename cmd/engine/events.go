@@ -163,13 +163,11 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 func (ev *worldEvents) withNodes(uuids, nodes []string, scope engine.Scope, stamps map[string][]notice) []string {
 	var mine []string
 	for _, u := range nodes {
-		if scope.Partitions == 0 || slicesContains(scope.Held, engine.Partition(u, scope.Partitions)) {
+		if scope.HoldsPartitionOf(u) {
 			mine = append(mine, u)
 		}
 	}
-	for u, ns := range ev.takeHeld(mine) {
-		stamps[u] = append(stamps[u], ns...)
-	}
+	ev.takeHeld(mine, stamps)
 	return append(uuids, mine...)
 }
 
@@ -188,36 +186,29 @@ const maxHeldTimes = 16
 // their cooldown ends (forward hands them on then).
 func (ev *worldEvents) cooldown(uuids []string, stamps map[string][]notice) []string {
 	read, deferred := ev.cool.Split(time.Now(), uuids)
-	if deferred == 0 {
+	if len(deferred) == 0 {
 		return read
 	}
-	ev.m.Deferred.Add(float64(deferred))
-	now := map[string]bool{}
-	for _, u := range read {
-		now[u] = true
-	}
+	ev.m.Deferred.Add(float64(len(deferred)))
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	for _, u := range uuids {
-		if !now[u] { // the times feed the lag histogram only: a few a node suffice
-			ev.held[u] = append(ev.held[u], stamps[u]...)[:min(len(ev.held[u])+len(stamps[u]), maxHeldTimes)]
-		}
+	for _, u := range deferred { // the times feed the lag histogram only: a few a node suffice
+		ev.held[u] = append(ev.held[u], stamps[u]...)[:min(len(ev.held[u])+len(stamps[u]), maxHeldTimes)]
 	}
 	return read
 }
 
-// takeHeld takes the notification times of deferred nodes now read.
-func (ev *worldEvents) takeHeld(uuids []string) map[string][]notice {
+// takeHeld moves the notification times of deferred nodes now read into
+// stamps.
+func (ev *worldEvents) takeHeld(uuids []string, stamps map[string][]notice) {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	out := map[string][]notice{}
 	for _, u := range uuids {
 		if ts, ok := ev.held[u]; ok {
-			out[u] = ts
+			stamps[u] = append(stamps[u], ts...)
 			delete(ev.held, u)
 		}
 	}
-	return out
 }
 
 // mapBatch asks the plugin which nodes the messages concern, keeping the
@@ -246,7 +237,7 @@ func (ev *worldEvents) mapBatch(ctx context.Context, b events.Batch, scope engin
 			}
 			kept := 0
 			for _, u := range e.Nodes {
-				if scope.Partitions > 0 && !slicesContains(scope.Held, engine.Partition(u, scope.Partitions)) {
+				if !scope.HoldsPartitionOf(u) {
 					continue
 				}
 				kept++
@@ -335,15 +326,6 @@ func outcomeOf(err error) string {
 		return "error"
 	}
 	return "ok"
-}
-
-func slicesContains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func clipText(s string, n int) string {

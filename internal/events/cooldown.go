@@ -26,30 +26,30 @@ func NewCooldown(every time.Duration) *Cooldown {
 	return &Cooldown{every: every, last: map[string]time.Time{}, pending: map[string]time.Time{}, wake: make(chan struct{}, 1)}
 }
 
-// Split returns the nodes to read now, marking them read at now; the
-// others (read less than every ago, or already deferred) wait until Due
-// hands them out. deferred counts those.
-func (c *Cooldown) Split(now time.Time, uuids []string) (read []string, deferred int) {
+// Split returns the nodes to read now, marking them read at now, and
+// the others (read less than every ago, or already deferred), which wait
+// until Due hands them out.
+func (c *Cooldown) Split(now time.Time, uuids []string) (read, deferred []string) {
 	if c.every <= 0 {
-		return uuids, 0
+		return uuids, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.forget(now)
 	for _, u := range uuids {
 		if _, ok := c.pending[u]; ok {
-			deferred++
+			deferred = append(deferred, u)
 			continue
 		}
 		if at, ok := c.last[u]; ok {
 			c.pending[u] = at.Add(c.every)
-			deferred++
+			deferred = append(deferred, u)
 			continue
 		}
 		c.last[u] = now
 		read = append(read, u)
 	}
-	if deferred > 0 {
+	if len(deferred) > 0 {
 		select {
 		case c.wake <- struct{}{}:
 		default:

@@ -14,8 +14,8 @@ func TestCooldownReadsANodeOncePerInterval(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	read, deferred := c.Split(at(0), []string{"a"})
-	if !slices.Equal(read, []string{"a"}) || deferred != 0 {
-		t.Fatalf("first notification: read %v, deferred %d; want a read at once", read, deferred)
+	if !slices.Equal(read, []string{"a"}) || len(deferred) != 0 {
+		t.Fatalf("first notification: read %v, deferred %v; want a read at once", read, deferred)
 	}
 	reads := 1
 	for ms := 200; ms <= 800; ms += 200 {
@@ -54,8 +54,8 @@ func TestCooldownReadsANodeOncePerInterval(t *testing.T) {
 func TestCooldownOffAndForgetting(t *testing.T) {
 	off := NewCooldown(0)
 	for range 3 {
-		if read, d := off.Split(time.Unix(1, 0), []string{"a"}); len(read) != 1 || d != 0 {
-			t.Fatalf("cooldown 0: read %v deferred %d", read, d)
+		if read, d := off.Split(time.Unix(1, 0), []string{"a"}); len(read) != 1 || len(d) != 0 {
+			t.Fatalf("cooldown 0: read %v deferred %v", read, d)
 		}
 	}
 	c := NewCooldown(time.Second)

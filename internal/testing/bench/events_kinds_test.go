@@ -49,9 +49,9 @@ var changeKinds = []kind{
 	}},
 	{"manage, provide (no cleaning)", func(s *scaleRig, u string, k int) func() bool {
 		if k%2 == 0 {
-			s.provision(u, nodes.TargetManage, "manageable")
+			s.ic.Provision(s.t, u, nodes.TargetManage, "manageable")
 		} else {
-			s.provision(u, nodes.TargetProvide, "available")
+			s.ic.Provision(s.t, u, nodes.TargetProvide, "available")
 		}
 		want := int64(1 - k%2)
 		return func() bool { _, r, ok := inventoryOf(s.placement, u); return ok && r == want }

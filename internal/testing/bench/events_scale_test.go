@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
-
 	"github.com/rpengine/rpengine/internal/testing/faultproxy"
 	"github.com/rpengine/rpengine/internal/testing/ironictest"
 	"github.com/rpengine/rpengine/internal/testing/placementtest"
@@ -205,11 +203,6 @@ func (s *scaleRig) quiet() {
 		}
 		return time.Since(since) > 3*time.Second
 	})
-}
-
-// provision asks Ironic for target and waits for state.
-func (s *scaleRig) provision(u string, target nodes.TargetProvisionState, state string) {
-	s.ic.Provision(s.t, u, target, state)
 }
 
 // publishBurst sends per notifications for each node of the fleet.

@@ -73,7 +73,12 @@ func (q query) path(v version, limit int, marker string) string {
 	if q.unsharded {
 		p.Set("sharded", "false")
 	}
-	// Keep commas readable; Ironic splits lists on them either way.
+	return nodesPath(p)
+}
+
+// nodesPath is a listing request with query p, commas kept readable
+// (Ironic splits lists on them either way).
+func nodesPath(p url.Values) string {
 	return "/v1/nodes?" + strings.ReplaceAll(p.Encode(), "%2C", ",")
 }
 

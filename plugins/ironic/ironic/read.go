@@ -42,7 +42,7 @@ func (c *Client) ReadNodes(uuids []string) ([]hostabi.Node, error) {
 	}
 	out := make([]hostabi.Node, 0, len(ask))
 	if len(ask) > 1 && !c.noRecent {
-		found, rest, err := c.readRecent(ask, v)
+		found, rest, err := c.readRecent(ask, seen, v)
 		switch {
 		case errors.Is(err, errRecentRefused):
 			c.noRecent = true // an Ironic that will not sort so: a GET each from now on

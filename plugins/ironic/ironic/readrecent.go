@@ -17,9 +17,10 @@ import (
 // gives), and only those not in it, one GET each. Where every request
 // costs a second, a batch of 18 costs 1 request instead of 18.
 
-// readRecent reads the asked nodes found among the most recently changed
-// ones, in one request, and returns the rest to read otherwise.
-func (c *Client) readRecent(ask []string, v version) (found []hostabi.Node, rest []string, err error) {
+// readRecent reads the nodes of ask (asked holds the same uuids) found
+// among the most recently changed ones, in one request, and returns the
+// rest to read otherwise.
+func (c *Client) readRecent(ask []string, asked map[string]bool, v version) (found []hostabi.Node, rest []string, err error) {
 	limit := min(c.cfg.PageSize, max(2*len(ask), len(ask)+recentSlack))
 	path := recentPath(v, limit)
 	resp, err := c.get(path, v)
@@ -44,10 +45,6 @@ func (c *Client) readRecent(ask []string, v version) (found []hostabi.Node, rest
 		return nil, nil, fmt.Errorf("GET %s: %w", path, err)
 	}
 	got := map[string]bool{}
-	asked := map[string]bool{}
-	for _, id := range ask {
-		asked[id] = true
-	}
 	for _, n := range all {
 		if id := strings.ToLower(n.UUID); asked[id] && !got[id] {
 			got[id] = true
@@ -77,5 +74,5 @@ func recentPath(v version, limit int) string {
 	p.Set("limit", strconv.Itoa(limit))
 	p.Set("sort_key", "updated_at")
 	p.Set("sort_dir", "desc")
-	return "/v1/nodes?" + strings.ReplaceAll(p.Encode(), "%2C", ",")
+	return nodesPath(p)
 }
