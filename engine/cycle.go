@@ -220,7 +220,10 @@ func (c *cycle) listOwned(ctx context.Context) (map[string]placement.Generation,
 	if errors.As(err, &api) && api.Status == 400 && strings.Contains(api.Detail, "No such trait") {
 		return map[string]placement.Generation{}, nil
 	}
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, c.keepShare(out) // fleet.go
 }
 
 // syncAll writes only real differences, in parallel, bounded.

@@ -106,7 +106,11 @@ func cut(s string) string {
 
 // Policy is the part of the configuration the desired state depends on.
 type Policy struct {
-	OwnerTrait   string   // marks providers this engine created
+	OwnerTrait string // marks providers this engine created
+	// FleetMarker: OwnerTrait is the fleet's, shared by every engine that
+	// divides it by partitions beside nova (fleet.go); this engine's
+	// providers are those of the partitions it holds.
+	FleetMarker  bool
 	MarkerTraits []string // added to every provider, e.g. COMPUTE_NODE
 	Aggregates   []string // added to every provider
 	Scope        Scope

@@ -55,13 +55,16 @@ type holdBook struct {
 	// refused, as of the last cycle (holdoccupied.go); never changed in
 	// place once a plan shares it.
 	refused map[string]refusal
+	// handed are holds handed over to a peer with their nodes (fleet.go),
+	// still counted in this engine's usage until the peer adopts them.
+	handed map[string]string
 }
 
 // clone is a book for a plan (the book itself is in the State's clone).
 func (b *holdBook) clone() *holdBook {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return &holdBook{seen: b.seen, refused: b.refused}
+	return &holdBook{seen: b.seen, refused: b.refused, handed: maps.Clone(b.handed)}
 }
 
 // placeHolds runs before the syncs. Each hold a listed provider lacks
@@ -105,7 +108,7 @@ func (c *cycle) settleHolds(ctx context.Context, nodes listedNodes, desired []De
 	}
 	c.holds.mu.Lock()
 	defer c.holds.mu.Unlock()
-	held := c.state.heldBook()
+	held := c.state.heldOrPeer() // a peer's hold no longer wanted goes too (fleet.go)
 	wanted := make(map[string]bool, len(desired))
 	for _, d := range desired {
 		if d.Hold == "" {
@@ -210,6 +213,12 @@ func (c *cycle) checkBook(ctx context.Context, desired []Desired, listed map[str
 		return fmt.Errorf("read the hold project's usage: %w", err)
 	}
 	book := c.state.heldBook()
+	if used != int64(len(book)+len(c.holds.handed)) && len(c.holds.handed) > 0 {
+		if err := c.recheckHanded(ctx); err != nil { // fleet.go
+			return fmt.Errorf("read a hold handed over: %w", err)
+		}
+	}
+	used -= int64(len(c.holds.handed))
 	if used == int64(len(book)) {
 		return c.checkRoom(ctx, desired, listed, book) // holdswap.go
 	}
@@ -257,6 +266,10 @@ func (c *cycle) readHolds(ctx context.Context, nodes []string, fresh map[string]
 		rep.Scanned++
 		fresh[node] = ""
 		for rc := range held.Resources[node] {
+			if !c.ownsHold(held) {
+				c.state.notePeer(node, rc) // a peer's, in the fleet's project (fleet.go)
+				continue
+			}
 			fresh[node] = rc
 		}
 	}
@@ -289,7 +302,7 @@ func (c *cycle) placeHold(ctx context.Context, d Desired, gen placement.Generati
 		if err != nil {
 			return err
 		}
-		if cur.Resources[d.UUID][d.Hold] > 0 && len(cur.Resources) == 1 {
+		if cur.Resources[d.UUID][d.Hold] > 0 && len(cur.Resources) == 1 && c.ownsHold(cur) {
 			return nil // already there (placed by an earlier process)
 		}
 		if gen == "" {
@@ -398,13 +411,25 @@ func (s *State) setHeld(node, class string) {
 		s.holds = map[string]string{}
 	}
 	s.holds[node], s.dirty = class, true
+	delete(s.peerHolds, node)
+	s.shareHold(node)
 }
 
 func (s *State) dropHeld(node string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.holds, node)
+	delete(s.peerHolds, node)
 	s.dirty = true
+	s.shareHold(node)
+}
+
+// shareHold marks the entry of node's provider to be stored again, when a
+// RecordStore holds the record: its hold changed (fleet.go). Under s.mu.
+func (s *State) shareHold(node string) {
+	if s.shared != nil && s.providers.find(node) {
+		s.shared[node] = struct{}{}
+	}
 }
 
 func sortedKeys(m map[string]string) []string {

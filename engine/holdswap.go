@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 
@@ -157,6 +158,7 @@ func (c *cycle) roomFor(ctx context.Context, rc string) (map[string]placement.Ge
 	if err != nil {
 		return nil, err
 	}
+	maps.DeleteFunc(room, func(u string, _ placement.Generation) bool { return !c.e.inShare(u) }) // fleet.go
 	if c.rooms == nil {
 		c.rooms = map[string]map[string]placement.Generation{}
 	}

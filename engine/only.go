@@ -120,7 +120,7 @@ func (c *cycle) settleNamedHolds(ctx context.Context, desired []Desired, listed 
 	}
 	c.holds.mu.Lock()
 	defer c.holds.mu.Unlock()
-	held := c.state.heldBook()
+	held := c.state.heldOrPeer()
 	for _, d := range desired {
 		switch {
 		case d.Hold != "" && held[d.UUID] != d.Hold && listed[d.UUID] == "":

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,6 +38,9 @@ type stored struct {
 	// an engine taking it over trusts it, without reading the provider,
 	// only while Placement still lists that generation (takeover.go).
 	Seen *seenEntry `json:"seen,omitempty"`
+	// Held is the class of the provider's hold beside nova, placed or
+	// about to be: a hint for a peer taking the node over (fleet.go).
+	Held string `json:"held,omitempty"`
 }
 
 // seenEntry is an Observed kept compact: lists that are what the record
@@ -115,7 +119,11 @@ func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[
 	var warn string
 	w, err := c.rec.Intend(ctx, func(shared map[string][]byte) bool {
 		warn = c.e.mergeShared(c.state, shared, desired, listed)
-		return c.state.intend(desired, listed, c.gens, seen)
+		changed := c.state.intend(desired, listed, c.gens, seen)
+		if c.e.pol.Nova.Enabled && c.rec.Shared() {
+			c.state.wantHolds(desired) // stored by Intend's Flush (fleet.go)
+		}
+		return changed
 	})
 	c.settledAt = c.state.writeCount()
 	if warn != "" {
@@ -160,7 +168,7 @@ func (e *Engine) mergeShared(state *State, raw map[string][]byte, desired []Desi
 			bad, first = bad+1, fmt.Sprintf("%s: %v", cut(uuid), err)
 			continue
 		}
-		if st.By == e.pol.OwnerTrait || ev.mine(uuid) {
+		if st.By == e.pol.OwnerTrait && e.inShare(uuid) || ev.mine(uuid) {
 			in[uuid] = st
 		}
 	}
@@ -249,6 +257,7 @@ func (s *State) mergeShared(in map[string]stored, me string, ev evidence) (refus
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for uuid, st := range in {
+		s.notePeerHold(uuid, st.Held)
 		k, had := s.providers.get(uuid)
 		if had && ev.ours(uuid) {
 			if !sameRecord(mergeRecord(k.Record, st.Record, false, false), k.Record) {
@@ -387,7 +396,8 @@ func (s *State) takeShared(me string) (put map[string][]byte, del, uuids []strin
 			del = append(del, uuid)
 			continue
 		}
-		put[uuid] = encodeStored(uuid, stored{By: me, Record: k.Record, Seen: seenOf(k.Observed, k.Record, me)})
+		held := cmp.Or(s.holds[uuid], s.holdWanted[uuid])
+		put[uuid] = encodeStored(uuid, stored{By: me, Record: k.Record, Seen: seenOf(k.Observed, k.Record, me), Held: held})
 	}
 	clear(s.shared)
 	slices.Sort(del)

@@ -84,10 +84,17 @@ type State struct {
 	shared map[string]struct{}
 	// holds is the book of holds beside nova, node -> class (hold.go): a
 	// cache checked against Placement each cycle, kept in this process's
-	// file so a new process need not read every hold back. It is not
-	// shared with a RecordStore: Placement is its record, the book only
-	// saves reads.
+	// file so a new process need not read every hold back. Placement is
+	// its record; a RecordStore's entry carries each provider's hold only
+	// as a hint for a peer taking the node over (fleet.go).
 	holds map[string]string
+	// peerHolds are holds a peer's record entries name on this engine's
+	// providers and the book lacks: adopted or released (hold.go).
+	peerHolds map[string]string
+	// holdWanted are the holds this run may place: stored with the record
+	// before the first write, so a peer taking over after a kill -9 knows
+	// of a hold placed but not yet booked.
+	holdWanted map[string]string
 	// proofs and pending count the entries with a proof of deletion
 	// (GoneSince) and with a pending creation: kept by every write of
 	// providers (set, remove), so a cycle learns there are none without
@@ -254,7 +261,7 @@ func (s *State) clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return &State{providers: s.providers.clone(), key: s.key, round: s.round, version: s.version, holds: maps.Clone(s.holds),
-		proofs: s.proofs, pending: s.pending, paused: s.paused}
+		peerHolds: maps.Clone(s.peerHolds), proofs: s.proofs, pending: s.pending, paused: s.paused}
 }
 
 func (s *State) get(uuid string) (known, bool) {

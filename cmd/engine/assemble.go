@@ -169,7 +169,8 @@ func (a *assembly) engineOver(src engine.Source, tune func(*engine.Options), log
 // policy and options are the engine's settings from cfg.
 func policy(cfg *config.Config) engine.Policy {
 	return engine.Policy{
-		OwnerTrait:   engine.OwnerTrait(cfg.Engine.ID),
+		OwnerTrait:   ownerTrait(cfg),
+		FleetMarker:  cfg.FleetMarker(),
 		MarkerTraits: cfg.Provider.MarkerTraits,
 		Aggregates:   cfg.Provider.Aggregates,
 		Scope:        engine.Scope{Shards: cfg.Scope.Shards, ConductorGroups: cfg.Scope.ConductorGroups},
@@ -177,6 +178,15 @@ func policy(cfg *config.Config) engine.Policy {
 
 		AggregateRules: cfg.AggregateRules(),
 	}
+}
+
+// ownerTrait is the marker of the providers this engine manages: its own,
+// or its fleet's (config.FleetMarker; docs/NOVA.md "Several engines").
+func ownerTrait(cfg *config.Config) string {
+	if id := cfg.FleetID(); id != "" {
+		return engine.OwnerTrait(id)
+	}
+	return engine.OwnerTrait(cfg.Engine.ID)
 }
 
 func options(cfg *config.Config) engine.Options {

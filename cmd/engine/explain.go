@@ -126,7 +126,7 @@ func explain(ctx context.Context, node string, r engine.Report, eng *engine.Engi
 		return nil, err
 	}
 	x.Zone = x.zoneOf(w.cfg.AggregateRules())
-	if err := x.readPlacement(ctx, w.pc, engine.OwnerTrait(w.cfg.Engine.ID)); err != nil {
+	if err := x.readPlacement(ctx, w.pc, ownerTrait(w.cfg)); err != nil {
 		return nil, fmt.Errorf("placement: %w", err)
 	}
 	rec, ok, err := eng.RecordNow(ctx, x.Node)

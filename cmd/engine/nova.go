@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -75,17 +76,27 @@ func cmdNovaConfig(ctx context.Context, path string, out io.Writer, log *slog.Lo
 }
 
 // novaPartition returns the engine's one conductor group when that is its
-// whole scope: what a nova-compute's partition_key serves.
+// whole scope (or, with a fleet marker, its fleet's): what a
+// nova-compute's partition_key serves.
 func novaPartition(cfg *config.Config) (string, bool) {
-	if len(cfg.Scope.ConductorGroups) != 1 || len(cfg.Scope.Shards) > 0 || cfg.Coord.Partitions > 0 || len(cfg.Coord.Shards) > 0 {
+	divided := cfg.Coord.Partitions > 0 && !cfg.FleetMarker() || len(cfg.Coord.Shards) > 0
+	if len(cfg.Scope.ConductorGroups) != 1 || len(cfg.Scope.Shards) > 0 || divided {
 		return "", false
 	}
 	return cfg.Scope.ConductorGroups[0], true
 }
 
+// scoped says whether the nodes the provider config marks are fewer than
+// a nova-compute's: with a fleet marker, partitions divide the fleet
+// among engines, not the marked nodes.
 func scoped(cfg *config.Config) bool {
-	return len(cfg.Scope.Shards) > 0 || len(cfg.Scope.ConductorGroups) > 0 ||
-		cfg.Coord.Partitions > 0 || len(cfg.Coord.Shards) > 0
+	divided := cfg.Coord.Partitions > 0 && !cfg.FleetMarker() || len(cfg.Coord.Shards) > 0
+	return len(cfg.Scope.Shards) > 0 || len(cfg.Scope.ConductorGroups) > 0 || divided
+}
+
+// novaFile names the provider config file: the engine's, or its fleet's.
+func novaFile(cfg *config.Config) string {
+	return "rpengine-" + strings.ToLower(cmp.Or(cfg.FleetID(), cfg.Engine.ID)) + ".yaml"
 }
 
 func nodesInScope(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]string, error) {
@@ -120,7 +131,7 @@ func nodesInScope(ctx context.Context, cfg *config.Config, log *slog.Logger) ([]
 // the owner marker and the custom marker traits (nova takes custom traits
 // only; COMPUTE_NODE it adds by itself).
 func providerTraits(cfg *config.Config) []string {
-	ts := []string{engine.OwnerTrait(cfg.Engine.ID)}
+	ts := []string{ownerTrait(cfg)}
 	for _, t := range cfg.Provider.MarkerTraits {
 		if strings.HasPrefix(t, "CUSTOM_") {
 			ts = append(ts, t)
@@ -138,7 +149,11 @@ func novaConfigText(cfg *config.Config, nodes []string) string {
 	if dir == "" {
 		dir = "/etc/nova/provider_config"
 	}
-	file := strings.TrimRight(dir, "/") + "/rpengine-" + strings.ToLower(cfg.Engine.ID) + ".yaml"
+	file := strings.TrimRight(dir, "/") + "/" + novaFile(cfg)
+	if cfg.FleetMarker() {
+		fmt.Fprintf(&b, "# Every engine of this fleet ([coord] partitions) prints this same text: install it once per\n"+
+			"# nova-compute. The engines share one owner marker, which a take-over never moves.\n")
+	}
 	fmt.Fprintf(&b, "# nova.conf of every nova-compute (Ironic driver) serving these nodes; restart it after.\n")
 	fmt.Fprintf(&b, "[compute]\nprovider_config_location = %s\n", dir)
 	fmt.Fprintf(&b, "\n[workarounds]\n# must equal [nova] skip_reserve_in_use_ironic_nodes in the engine's config\n")
@@ -251,7 +266,7 @@ func findNovaWriters(ctx context.Context, pc *placement.Client, owner string) (n
 // checkNova is validate's step for nova-compute: it names what to
 // configure, and fails when the two would fight.
 func checkNova(ctx context.Context, pc *placement.Client, cfg *config.Config, known []string, v validation) error {
-	owner := engine.OwnerTrait(cfg.Engine.ID)
+	owner := ownerTrait(cfg)
 	if err := checkOwnerNova(ctx, pc, cfg, v); err != nil {
 		return err
 	}
@@ -346,7 +361,7 @@ func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog
 	if err != nil {
 		return err
 	}
-	owner := engine.OwnerTrait(cfg.Engine.ID)
+	owner := ownerTrait(cfg)
 	owned, err := pc.ListProviders(ctx, url.Values{"required": {owner}})
 	if err != nil && !strings.Contains(err.Error(), "No such trait") {
 		return err
@@ -360,6 +375,10 @@ func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog
 		uuids = append(uuids, p.UUID)
 	}
 	project, user := cfg.HoldIDs()
+	whose := fmt.Sprintf("engine %q", cfg.Engine.ID)
+	if cfg.FleetMarker() { // the fleet's holds, whichever engine placed them
+		user, whose = "", "fleet "+cfg.FleetID()
+	}
 	n, err := engine.ReleaseHolds(ctx, pc, owner, project, user, uuids)
 	if err != nil {
 		return err
@@ -368,9 +387,8 @@ func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "released %d holds of engine %q (%d units left in project %s)\n", n, cfg.Engine.ID, left, project)
-	fmt.Fprintf(out, "next: remove rpengine-%s.yaml from nova's provider_config_location and restart nova-compute\n",
-		strings.ToLower(cfg.Engine.ID))
+	fmt.Fprintf(out, "released %d holds of %s (%d units left in project %s)\n", n, whose, left, project)
+	fmt.Fprintf(out, "next: remove %s from nova's provider_config_location and restart nova-compute\n", novaFile(cfg))
 	if left != 0 {
 		return fmt.Errorf("%d units still used by project %s", left, project)
 	}

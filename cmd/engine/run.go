@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/internal/config"
 	"github.com/rpengine/rpengine/internal/ops"
 	"github.com/rpengine/rpengine/internal/ops/daemon"
@@ -72,7 +71,7 @@ func cmdRun(ctx context.Context, path string, observe bool, log *slog.Logger) er
 			if err == nil {
 				dw := w.(*daemonSetup)
 				watched.Store(dw.cfg.Plugin)
-				reader.Store(&pageReader{pc: dw.pc, owner: engine.OwnerTrait(dw.cfg.Engine.ID)})
+				reader.Store(&pageReader{pc: dw.pc, owner: ownerTrait(dw.cfg)})
 				if now := serveConfig(dw.cfg); !reflect.DeepEqual(now, listen) {
 					log.Warn("[server] listeners changed: they take effect at the next restart", "listening", listen.Listen)
 				}

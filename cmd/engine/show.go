@@ -50,7 +50,7 @@ func cmdShow(ctx context.Context, path string, p printer, node string, log *slog
 	if err != nil {
 		return err
 	}
-	ps, err := pc.ListProviders(ctx, url.Values{"required": {engine.OwnerTrait(cfg.Engine.ID)}})
+	ps, err := pc.ListProviders(ctx, url.Values{"required": {ownerTrait(cfg)}})
 	if err != nil {
 		return err
 	}

@@ -78,13 +78,17 @@ func (c *Client) DeleteConsumer(ctx context.Context, consumer string) error {
 }
 
 // ProjectUsage sums what the consumers of one project and user use, over
-// every class (GET /usages, 1.9+): one request to tell whether a set of
-// consumers the caller believes exist still add up.
+// every class (GET /usages, 1.9+; user "": the whole project): one
+// request to tell whether a set of consumers the caller believes exist
+// still add up.
 func (c *Client) ProjectUsage(ctx context.Context, project, user string) (int64, error) {
 	var out struct {
 		Usages map[string]json.RawMessage `json:"usages"`
 	}
-	q := url.Values{"project_id": {project}, "user_id": {user}}
+	q := url.Values{"project_id": {project}}
+	if user != "" {
+		q.Set("user_id", user)
+	}
 	if err := c.do(ctx, "GET", "usages?"+q.Encode(), nil, &out, 200); err != nil {
 		return 0, err
 	}

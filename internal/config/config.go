@@ -294,6 +294,7 @@ func (c *Config) checks() []error {
 	errs = append(errs, c.checkGrants()...)
 	errs = append(errs, c.checkCoord()...)
 	errs = append(errs, c.checkNova()...)
+	errs = append(errs, c.checkFleet()...)
 	errs = append(errs, c.checkAggregates()...)
 	return errs
 }

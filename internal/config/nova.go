@@ -16,7 +16,8 @@ type Nova struct {
 	SkipReserveInUse bool `toml:"skip_reserve_in_use_ironic_nodes"`
 	// HoldProject and HoldUser own the hold consumers; they must be used by
 	// nothing else (the engine counts their usage to find lost holds).
-	// Default: "rpengine-hold-<engine.id>".
+	// Default: "rpengine-hold-<engine.id>", and with a fleet marker
+	// (fleet.go) the project "rpengine-hold-fleet-<hash>".
 	HoldProject string `toml:"hold_project_id"`
 	HoldUser    string `toml:"hold_user_id"`
 	// ProviderConfig is where `engine nova-config` says the provider-config
@@ -31,12 +32,12 @@ type Nova struct {
 // HoldIDs returns the project and user of this engine's hold consumers.
 func (c *Config) HoldIDs() (project, user string) {
 	project, user = c.Nova.HoldProject, c.Nova.HoldUser
-	def := "rpengine-hold-" + c.Engine.ID
+	defProject, defUser := c.holdDefault()
 	if project == "" {
-		project = def
+		project = defProject
 	}
 	if user == "" {
-		user = def
+		user = defUser
 	}
 	return project, user
 }
