@@ -12,7 +12,7 @@ import (
 // fleetRigs are two engines beside nova sharing one fleet marker, one
 // hold project and one record store, dividing the nodes into two
 // partitions: a holds 0, b holds 1.
-func fleetRigs(t *testing.T, nodes int) (a, b *rig, store *memStore) {
+func fleetRigs(t testing.TB, nodes int) (a, b *rig, store *memStore) {
 	a = newRig(t, nodes)
 	store = &memStore{entries: map[string][]byte{}}
 	fleetPolicy := func(r *rig, user string, held ...int) {
