@@ -51,7 +51,7 @@ echo '```'
 # shared record; a restart beside another owner's providers; and the
 # spread of partitions over 2-8 engines.
 echo
-echo "Take-over, in the in-repo fake Placement (engine/takeover_bench_test.go; goal <= 1.5 requests a provider taken over, <= 60 s at 50,000; a restart beside 10,000 providers another engine keeps, <= 3 requests):"
+echo "Take-over, in the in-repo fake Placement (engine/takeover_bench_test.go, and FleetTakeOver in engine/fleet_bench_test.go beside nova with the fleet's marker; goal <= 1.5 requests a provider taken over, <= 60 s at 50,000; a restart beside 10,000 providers another engine keeps, <= 3 requests):"
 echo
 echo '```'
 mark "go test -run '^\$' -bench 'TakeOver|RestartBeside' -benchtime 1x ./engine/"
