@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"strings"
 	"sync"
 	"time"
@@ -181,15 +180,15 @@ func (s *Source) setState(up bool, err error) {
 
 // session is one connection: declare, bind, consume until it breaks.
 func (s *Source) session(ctx context.Context) error {
-	conn, err := amqp.DialConfig(s.opts.URL, amqp.Config{
+	conn, capped, err := dial(s.opts.URL, amqp.Config{ // dial.go: bodies over the limit are not read
 		Heartbeat:  10 * time.Second,
 		Locale:     "en_US",
-		Dial:       func(network, addr string) (net.Conn, error) { return net.DialTimeout(network, addr, 10*time.Second) },
 		Properties: amqp.Table{"connection_name": "rpengine " + s.opts.Queue},
 	})
 	if err != nil {
 		return err
 	}
+	cut := capped.cut.Load()
 	defer conn.Close()
 	deliveries, err := s.subscribe(conn)
 	if err != nil {
@@ -212,7 +211,7 @@ func (s *Source) session(ctx context.Context) error {
 			if !ok {
 				return errors.New("the broker ended the subscription")
 			}
-			s.received(d)
+			s.received(d, capped, &cut)
 		}
 	}
 }
@@ -251,9 +250,16 @@ func (s *Source) subscribe(conn *amqp.Connection) (<-chan amqp.Delivery, error) 
 	return ch.Consume(s.opts.Queue, "", true, true, false, false, nil)
 }
 
-func (s *Source) received(d amqp.Delivery) {
+// received takes one delivery; an empty one is a body capped cut
+// (framecap.go) when its count of cuts moved past *cut.
+func (s *Source) received(d amqp.Delivery, capped *capConn, cut *int64) {
 	if s.opts.Metrics != nil {
 		s.opts.Metrics.Received.Inc()
+	}
+	if n := capped.cut.Load(); len(d.Body) == 0 && n > *cut {
+		*cut = n
+		s.q.lose(fmt.Sprintf("a message of %d bytes (over %d) was dropped unread", capped.cutSize.Load(), maxMessageBytes))
+		return
 	}
 	if len(d.Body) > maxMessageBytes {
 		s.q.lose(fmt.Sprintf("a message of %d bytes (over %d) was dropped", len(d.Body), maxMessageBytes))
