@@ -60,7 +60,10 @@ func Plan(d Desired, o Observed, prev Managed) []Write {
 	if !settled(o.Traits, prev.Traits, d.Traits) {
 		ws = append(ws, Write{Op: OpTraits, UUID: d.UUID, Traits: merge(o.Traits, prev.Traits, d.Traits)})
 	}
-	if !maps.Equal(o.Inventory, d.Inventory) {
+	// A new provider that needs a hold (beside nova) gets its inventory
+	// with the hold, in one reshape (settleHolds): written here, the
+	// node would be offered from this write until the hold.
+	if !maps.Equal(o.Inventory, d.Inventory) && (o.Exists || d.Hold == "") {
 		ws = append(ws, Write{Op: OpInventory, UUID: d.UUID, Inventory: d.Inventory})
 	}
 	if !settled(o.Aggregates, prev.Aggregates, d.Aggregates) {

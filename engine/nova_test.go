@@ -447,3 +447,23 @@ func TestPlanShowsHolds(t *testing.T) {
 		t.Fatalf("the cycle after the plan: %+v", rep.Nova)
 	}
 }
+
+// A node enrolled in a state the engine holds (a fault nova does not
+// reserve for) is never offered: its new provider gets its inventory
+// together with the hold, in one reshape, not before it.
+func TestEnrolledHeldNodeOpensNoWindow(t *testing.T) {
+	r := besideRig(t, 2)
+	r.cleanCycle()
+	windows := r.watchWindows(nodeUUID(2))
+	r.src.set(func(s *source) {
+		s.nodes = append(s.nodes, fleet(3)[2])
+		s.nodes[2].Fault = "power failure"
+	})
+	rep := r.cleanCycle()
+	if rep.Created != 1 || rep.Nova.Placed != 1 || !r.held(nodeUUID(2)) || r.reserved(nodeUUID(2)) != 0 || len(*windows) > 0 {
+		t.Fatalf("enrolled in a fault: created %d, %+v, held %v, windows %v", rep.Created, rep.Nova, r.held(nodeUUID(2)), *windows)
+	}
+	if rep = r.cleanCycle(); rep.Updated+rep.Created+rep.Nova.Placed != 0 {
+		t.Fatalf("after the enrolment: %+v %+v", rep, rep.Nova)
+	}
+}
