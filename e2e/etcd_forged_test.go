@@ -108,8 +108,8 @@ func plantInEtcd(t *testing.T, r *scaleRig, s *etcdtest.Secure, marker string) (
 	}
 	dir := string(got.Kvs[0].Key[:strings.LastIndexByte(string(got.Kvs[0].Key), '/')+1])
 	for key, v := range map[string]string{
-		nova: fmt.Sprintf(`{"by":%q,"Pending":true}`, marker),
-		own:  `{"by":"CUSTOM_RPENGINE_OWNER_STRANGER","Managed":{"Traits":["CUSTOM_OPERATOR"]}}`,
+		nova:                                   fmt.Sprintf(`{"by":%q,"Pending":true}`, marker),
+		own:                                    `{"by":"CUSTOM_RPENGINE_OWNER_STRANGER","Managed":{"Traits":["CUSTOM_OPERATOR"]}}`,
 		"44444444-0000-4000-8000-000000000001": `{not json`,
 		"44444444-0000-4000-8000-000000000002": `{"by":` + strings.Repeat(" ", 1<<20) + `"x"}`,
 	} {

@@ -138,10 +138,25 @@ func TestNovaBeside(t *testing.T) {
 		t.Fatalf("providers changed: before %d, after %d", len(before), len(after))
 	}
 
-	// 4. Migration back: the engine stands down, nova alone again.
+	// 4. Migration back: the engine stands down, nova alone again. Just
+	// before, a held node is deleted: nova's orphan delete is refused
+	// (held) and nova never tries again, so the stand-down must reserve,
+	// release and delete that provider itself.
+	gone := r.kinds["retired_avail"][0]
+	r.ironic.Delete(t, gone)
+	r.kinds["retired_avail"] = r.kinds["retired_avail"][1:]
+	delete(r.reserve, gone)
+	delete(r.pending, gone)
+	before = slices.DeleteFunc(before, func(u string) bool { return u == gone })
+	errsBefore := len(r.nova.Errors())
+	r.novaStep("a held node deleted before the stand-down", false, false)
 	res = runEngine(t, "nova-standdown", "--config", r.cfg)
-	if res.code != 0 || !strings.Contains(res.stdout, fmt.Sprintf("released %d holds", holdKinds)) {
+	if res.code != 0 || !strings.Contains(res.stdout, fmt.Sprintf("released %d holds", holdKinds-1)) ||
+		!strings.Contains(res.stdout, "deleted 1 providers of deleted nodes") {
 		t.Fatalf("nova-standdown: %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	}
+	if _, ok := readProvider(t, r.placement, gone); ok {
+		t.Fatalf("stand-down left the provider of the deleted node %s", gone)
 	}
 	if err := os.Remove(filepath.Join(novatest.ProviderConfigDir(r.novaDir), "rpengine.yaml")); err != nil {
 		t.Fatal(err)
@@ -172,10 +187,13 @@ func TestNovaBeside(t *testing.T) {
 	// scheduler claim or a hold) are retried by nova and are not errors of
 	// the arrangement; anything else is.
 	var conflicts int
-	for _, e := range r.nova.Errors() {
+	for i, e := range r.nova.Errors() {
 		if strings.Contains(e, "placement.concurrent_update") {
 			conflicts++
 			continue
+		}
+		if i >= errsBefore && strings.Contains(e, "Failed to delete resource provider") && strings.Contains(e, "has allocations") {
+			continue // the held node deleted before the stand-down: documented (docs/NOVA.md)
 		}
 		t.Errorf("nova logged: %s", e)
 	}

@@ -374,6 +374,11 @@ func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog
 	for _, p := range append(owned, all...) { // owned first: most likely held
 		uuids = append(uuids, p.UUID)
 	}
+	gone, err := retireGone(ctx, cfg, c, pc, owner, owned, out, log)
+	if err != nil {
+		return err
+	}
+	uuids = slices.DeleteFunc(uuids, func(u string) bool { return slices.Contains(gone, u) })
 	project, user := cfg.HoldIDs()
 	whose := fmt.Sprintf("engine %q", cfg.Engine.ID)
 	if cfg.FleetMarker() { // the fleet's holds, whichever engine placed them
@@ -393,4 +398,34 @@ func cmdNovaStandDown(ctx context.Context, path string, out io.Writer, log *slog
 		return fmt.Errorf("%d units still used by project %s", left, project)
 	}
 	return nil
+}
+
+// retireGone asks the source which of the engine's providers' nodes are
+// deleted and retires those providers (engine.RetireGone) before any hold
+// is released, so no deleted node is left offered. It returns them.
+func retireGone(ctx context.Context, cfg *config.Config, c *cloud, pc *placement.Client, owner string,
+	owned []placement.Provider, out io.Writer, log *slog.Logger) ([]string, error) {
+	if len(owned) == 0 {
+		return nil, nil
+	}
+	plugin, err := loadPlugin(ctx, cfg, c, log)
+	if err != nil {
+		return nil, fmt.Errorf("stand-down needs the source to tell deleted nodes, whose holds must not simply go: %w; nothing released", err)
+	}
+	defer plugin.Close(ctx)
+	checker, ok := engine.ProvesDeletion(plugin)
+	if !ok {
+		return nil, nil // nothing can be proven gone: every hold is released as it is
+	}
+	uuids := make([]string, len(owned))
+	for i, p := range owned {
+		uuids[i] = p.UUID
+	}
+	gone, _, err := checker.ConfirmDeleted(ctx, uuids)
+	if err != nil {
+		return nil, fmt.Errorf("ask the source which nodes are deleted: %w; nothing released", err)
+	}
+	n, err := engine.RetireGone(ctx, pc, owner, gone)
+	fmt.Fprintf(out, "deleted %d providers of deleted nodes (reserved, hold released, then deleted)\n", n)
+	return gone, err
 }
