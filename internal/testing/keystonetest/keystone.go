@@ -38,6 +38,9 @@ type Server struct {
 	rejected  int // service requests refused for a bad token
 	ageNext   time.Duration
 	refuse    bool // every login refused, as after a password change
+	// password and appSecret are what logins must carry: Password and
+	// AppSecret unless SetSecrets changed them.
+	password, appSecret string
 }
 
 // Issue records one token issued.
@@ -64,10 +67,20 @@ type endpoint struct {
 
 // New starts a server whose tokens live one hour.
 func New() *Server {
-	s := &Server{mux: http.NewServeMux(), tokens: map[string]time.Time{}, lifetimes: []time.Duration{time.Hour}}
+	s := &Server{mux: http.NewServeMux(), tokens: map[string]time.Time{}, lifetimes: []time.Duration{time.Hour},
+		password: Password, appSecret: AppSecret}
 	s.mux.HandleFunc("POST /v3/auth/tokens", s.issue)
 	s.srv = httptest.NewServer(s.mux)
 	return s
+}
+
+// SetSecrets makes logins need this password and application credential
+// secret instead of Password and AppSecret (a scan for leaked secrets
+// wants ones no other text holds).
+func (s *Server) SetSecrets(password, appSecret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.password, s.appSecret = password, appSecret
 }
 
 // URL is the server's root.
@@ -210,18 +223,19 @@ func (s *Server) issue(w http.ResponseWriter, r *http.Request) {
 	}
 	id := req.Auth.Identity
 	method := strings.Join(id.Methods, ",")
+	s.mu.Lock()
+	password, appSecret, refuse := s.password, s.appSecret, s.refuse
+	s.mu.Unlock()
 	ok := false
 	switch method {
 	case "password":
 		u := id.Password.User
-		ok = u.Name == User && u.Password == Password && (u.Domain.Name == UserDomain || u.Domain.ID == "default")
+		ok = u.Name == User && u.Password == password && (u.Domain.Name == UserDomain || u.Domain.ID == "default")
 	case "application_credential":
 		a := id.AppCred
-		ok = a.Secret == AppSecret && (a.ID == AppCredID || a.Name == AppCredName && a.User.Name == User)
+		ok = a.Secret == appSecret && (a.ID == AppCredID || a.Name == AppCredName && a.User.Name == User)
 	}
-	s.mu.Lock()
-	ok = ok && !s.refuse
-	s.mu.Unlock()
+	ok = ok && !refuse
 	if !ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
