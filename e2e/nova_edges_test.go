@@ -32,9 +32,10 @@ var edgeFleet = []fleetKind{{"free", 3}, {"maint", 1}, {"retired_avail", 3}}
 //     write refused once: the documented line) and, for another, the
 //     engine first (nothing refused): no poll of allocation_candidates
 //     sees either offered;
-//  4. a held node deleted from Ironic: its hold handed over to the
+//  4. a claimed node's class changes (nova_claimed_test.go);
+//  5. a held node deleted from Ironic: its hold handed over to the
 //     deletion with no poll seeing it offered;
-//  5. nova reporting OWNER_NOVA as nova 34 does: neither refused nor
+//  6. nova reporting OWNER_NOVA as nova 34 does: neither refused nor
 //     fought over.
 //
 // `make test-nova` runs it with TestNovaBeside.
@@ -46,6 +47,7 @@ func TestNovaEdges(t *testing.T) {
 	r.migrateWithNovaConfig()
 	r.enrolLater()
 	r.classChangeUnderHold()
+	r.claimedClassChange()
 	r.heldNodeDeleted()
 	r.ownerNova()
 	if len(r.windows) > 0 {

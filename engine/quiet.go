@@ -33,6 +33,9 @@ type quiet struct {
 	blocked map[string]blockedSeen
 	// This cycle's listings: ours (by our marker) and other owners'.
 	listed, others map[string]placement.Generation
+	// sweptHeld: the partitions held when other owners' providers were
+	// last searched for ones a departed peer left behind (leftbehind.go).
+	sweptHeld string
 	// anyForeign says foreign is not empty: an idle cycle's syncs then
 	// skip the lock (100,000 of them).
 	anyForeign atomic.Bool

@@ -118,7 +118,7 @@ func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[
 	}
 	var warn string
 	w, err := c.rec.Intend(ctx, func(shared map[string][]byte) bool {
-		warn = c.e.mergeShared(c.state, shared, desired, listed)
+		warn = c.e.mergeShared(c.state, shared, desired, c.withLeft(listed))
 		changed := c.state.intend(desired, listed, c.gens, seen)
 		if c.e.pol.Nova.Enabled && c.rec.Shared() {
 			c.state.wantHolds(desired) // stored by Intend's Flush (fleet.go)

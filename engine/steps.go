@@ -72,6 +72,7 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 	}
 	if r.whole {
 		c.claimOrphans(ctx, desired, listed)
+		c.adoptLeft(ctx, listed) // leftbehind.go
 	}
 	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
 	if r.gone != nil {

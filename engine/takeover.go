@@ -23,6 +23,8 @@ import (
 // take over, with their listed generations.
 type others struct {
 	takeable map[string]placement.Generation
+	left     map[string]leftBehind // leftbehind.go
+	sweep    string                // the held partitions searched for them ("": not searched)
 }
 
 // listOthers lists the providers of every other engine's owner marker
@@ -33,7 +35,8 @@ type others struct {
 // failed listing only means those providers are looked up one by one.
 func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
 	want := c.quiet.unknown(desired, listed)
-	if len(want) == 0 {
+	sweep := c.sweepDue() // leftbehind.go
+	if len(want) == 0 && sweep == "" {
 		return
 	}
 	e := c.e
@@ -42,19 +45,25 @@ func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[st
 		e.log.Warn("owner markers not listed: other owners' providers are looked up one by one", "err", err)
 		return
 	}
-	takeable := map[string]placement.Generation{}
+	o := others{takeable: map[string]placement.Generation{}}
 	for _, owner := range traits {
-		if owner == e.pol.OwnerTrait || len(want) == 0 {
+		mayTake := e.mayTakeOver(owner)
+		if owner == e.pol.OwnerTrait || len(want) == 0 && (sweep == "" || !mayTake) {
 			continue
 		}
 		gens, err := e.pc.ProviderGenerations(ctx, url.Values{"required": {owner}}, 0)
 		if err != nil {
 			e.log.Warn("providers of another owner not listed: they are looked up one by one", "owner", owner, "err", err)
+			sweep = "" // swept again next cycle
 			continue
 		}
-		c.quiet.sawOwner(owner, gens, want, e.mayTakeOver(owner), takeable)
+		c.quiet.sawOwner(owner, gens, want, mayTake, o.takeable)
+		if sweep != "" && mayTake {
+			c.leftBy(owner, gens, desired, &o)
+		}
 	}
-	c.others = others{takeable: takeable}
+	o.sweep = sweep
+	c.others = o
 }
 
 // unknown is the set of desired providers neither listed as ours nor in
