@@ -235,6 +235,7 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 	// Workers take the next provider by index, not from a channel fed one
 	// by one: at 100,000 providers the hand-offs were a tenth of an idle
 	// cycle. Stopping hands the rest over in one piece, as deferred.
+	order := c.urgentFirst(desired) // takeover.go; nil: desired's order
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range c.e.opts.Concurrency {
@@ -243,13 +244,16 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 				if why, kind := c.halted(); why != "" { // halt.go
 					if i := int(next.Swap(int64(len(desired)))); i < len(desired) {
 						c.fail(kind, "", fmt.Sprintf("%s: %d of %d providers not synced this cycle", why, len(desired)-i, len(desired)))
-						c.deferred(desired[i:], why)
+						c.deferred(inOrder(desired, order, i), why)
 					}
 					return
 				}
 				i := int(next.Add(1) - 1)
 				if i >= len(desired) {
 					return
+				}
+				if order != nil {
+					i = order[i]
 				}
 				d := desired[i]
 				res, conflicts, err := c.syncAt(ctx, i, d, listed)

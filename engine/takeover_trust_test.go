@@ -133,3 +133,29 @@ func paths(r *rig) []string {
 	}
 	return out
 }
+
+// A take-over writes first the providers whose node must change in
+// Placement (here one put in maintenance while no engine held it), then
+// flips the markers of the rest: on a slow Placement the flips take
+// seconds, and the scheduler must not wait for them.
+func TestTakeOverReservesBeforeItFlipsTheRest(t *testing.T) {
+	a := newRig(t, 8)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	a.src.set(func(s *source) { s.nodes[6].Maintenance = true })
+	a.opts.Concurrency = 1 // the taker's order, one write at a time
+	b := taker(a, store)
+	a.fake.ResetRequests()
+	b.cleanCycle()
+	var puts []string
+	for _, q := range a.fake.Requests() {
+		if q.Method == "PUT" && strings.HasPrefix(q.Path, "/resource_providers/") {
+			puts = append(puts, q.Path)
+		}
+	}
+	want := "/resource_providers/" + nodeUUID(6) + "/inventories"
+	if len(puts) != 9 || puts[0] != want {
+		t.Fatalf("take-over writes %v: want %s first, then the 8 flips", puts, want)
+	}
+}
