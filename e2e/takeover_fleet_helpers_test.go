@@ -23,7 +23,7 @@ func (f *fleetRig) takeOver(v int, end func(*eventRig), how string) {
 	}
 	p := f.poll()
 	changed := f.change(victim, 7) // changes the victim still serves
-	f.dead[v] = true // from here its requests are not the survivors'
+	f.dead[v] = true               // from here its requests are not the survivors'
 	before := f.requests()
 	killed := time.Now()
 	end(f.engines[v])
