@@ -65,7 +65,7 @@ test: deps build plugins
 # TestNovaBeside and TestNovaEdges, docs/NOVA.md): about 15 minutes on 2 loaded cores.
 test-nova: deps build plugins
 	RPENGINE_NOVA_E2E=1 RPENGINE_PLUGIN_DIR=$(CURDIR)/$(PLUGINS) RPENGINE_ENGINE_BIN=$(CURDIR)/bin/engine \
-		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges|Fleet)$$' ./e2e/
+		$(GO) test $(TESTFLAGS) -timeout 40m -run 'TestNova(Beside|Edges|Fleet|Observe)$$' ./e2e/
 
 # test-kube runs the scale-out tests against a real kube-apiserver (built
 # once into a cache by scripts/kube/install.sh, about 13 minutes cold):

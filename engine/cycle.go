@@ -23,25 +23,31 @@ import (
 // (our providers and the ownership record), syncAll (per provider:
 // observe, own, plan, apply, classify; sync.go), holds and reap.
 type cycle struct {
-	e      *Engine
-	rec    *record.Keeper // the engine's ownership record, or a plan's view of it
-	w      record.Writer  // from rec.Intend (own): nil until the record holds the intent
-	log    *slog.Logger   // the engine's; a plan's discards
-	dry    bool           // a plan: told to the observers
-	state  *State         // the engine's, or a plan's copy
-	names  *nameBook
-	holds  *holdBook
-	rooms  map[string]map[string]placement.Generation // room listings by hold class, this cycle (roomFor)
-	quiet  *quiet                                     // the engine's, or a plan's copy (quiet.go)
-	others others                                     // other owners' providers listed this cycle (takeover.go)
-	budget budget                                     // of new names
-	round  int64                                      // for consecutive deletion proofs (proof.go)
-	start  time.Time
+	e   *Engine
+	rec *record.Keeper // the engine's ownership record, or a plan's view of it
+	w   record.Writer  // from rec.Intend (own): nil until the record holds the intent
+	log *slog.Logger   // the engine's; a plan's discards
+	dry bool           // a plan: told to the observers
+	// strangers: an observe plan, which also reports the providers of
+	// unlisted nodes no engine owns (strangers.go).
+	strangers bool
+	state     *State // the engine's, or a plan's copy
+	names     *nameBook
+	holds     *holdBook
+	rooms     map[string]map[string]placement.Generation // room listings by hold class, this cycle (roomFor)
+	quiet     *quiet                                     // the engine's, or a plan's copy (quiet.go)
+	others    others                                     // other owners' providers listed this cycle (takeover.go)
+	budget    budget                                     // of new names
+	round     int64                                      // for consecutive deletion proofs (proof.go)
+	start     time.Time
 
 	mu      sync.Mutex // guards r while the syncs run
 	r       Report
 	results outcomes
 	foreign atomic.Int64 // rewrites of our values by another writer (foreign.go)
+	// flipsFrom is when this take-over's marker flips began (UnixNano, 0:
+	// not yet; takeover.go).
+	flipsFrom atomic.Int64
 	// placementFrom starts the Placement phases; proofTime is the
 	// plugin's time within them.
 	placementFrom time.Time
@@ -235,21 +241,22 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 	// Workers take the next provider by index, not from a channel fed one
 	// by one: at 100,000 providers the hand-offs were a tenth of an idle
 	// cycle. Stopping hands the rest over in one piece, as deferred.
-	order := c.urgentFirst(desired) // takeover.go; nil: desired's order
+	order, flips := c.urgentFirst(desired) // takeover.go; nil: desired's order
+	n := len(desired)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range c.e.opts.Concurrency {
 		wg.Go(func() {
 			for {
 				if why, kind := c.halted(); why != "" { // halt.go
-					if i := int(next.Swap(int64(len(desired)))); i < len(desired) {
-						c.fail(kind, "", fmt.Sprintf("%s: %d of %d providers not synced this cycle", why, len(desired)-i, len(desired)))
+					if i := int(next.Swap(int64(n))); i < n {
+						c.fail(kind, "", fmt.Sprintf("%s: %d of %d providers not synced this cycle", why, n-i, len(desired)))
 						c.deferred(inOrder(desired, order, i), why)
 					}
 					return
 				}
 				i := int(next.Add(1) - 1)
-				if i >= len(desired) {
+				if i >= n || i >= flips && c.yieldFlips(i, n, &next) {
 					return
 				}
 				if order != nil {

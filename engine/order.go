@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,9 @@ import (
 // order is the engine's write gate and what each kind of run observed.
 type order struct {
 	gate sync.Mutex
+	// waiting counts node syncs waiting for the gate: a take-over leaves
+	// its marker flips to the next cycle for them (takeover.go).
+	waiting atomic.Int32
 
 	mu sync.Mutex
 	// fresh is, per provider a node sync wrote (or found right), when
@@ -40,7 +44,13 @@ func (c *cycle) enter(whole bool) {
 		return
 	}
 	o := &c.e.order
+	if !whole {
+		o.waiting.Add(1)
+	}
 	o.gate.Lock()
+	if !whole {
+		o.waiting.Add(-1)
+	}
 	c.leave = o.gate.Unlock
 	if whole {
 		o.mu.Lock()

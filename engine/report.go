@@ -165,6 +165,10 @@ type Report struct {
 	// LeftToNodeSyncs counts providers a full cycle did not write because
 	// a node sync read their node after the cycle began (engine/order.go).
 	LeftToNodeSyncs int `json:"left_to_node_syncs,omitempty"`
+	// TakeOverLeft counts providers to take over that this cycle left to
+	// the next, which it asks for at once: they only needed their owner
+	// marker flipped, and a node sync was waiting (takeover.go).
+	TakeOverLeft int `json:"takeover_left,omitempty"`
 	// Paused counts the providers an operator paused (engine pause), and
 	// PausesOverdue those past the time the operator meant to resume.
 	Paused        int `json:"paused,omitempty"`

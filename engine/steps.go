@@ -93,6 +93,9 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 	if why, _ := c.halted(); r.whole && why == "" {
 		c.reapVanished(ctx, nodes, desired, listed)
 	}
+	if c.strangers && r.whole {
+		c.reportStrangers(ctx, nodes, func(u string) bool { _, ok := listed[u]; return ok })
+	}
 	if why, _ := c.halted(); nova && why == "" {
 		if r.whole {
 			c.settleHolds(ctx, nodes, desired, listed)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"sync/atomic"
+	"time"
 
 	"github.com/rpengine/rpengine/engine/placement"
 )
@@ -133,30 +135,57 @@ func reserveFirst(ws []Write) []Write {
 	return out
 }
 
-// urgentFirst orders a take-over's syncs: the providers taken over whose
-// inventory must change (a node the rules now reserve, a class changed
-// while no engine held it), or whose inventory is not known, before the
-// rest, whose write only flips the marker. At 1,000 nodes on a loaded
-// Placement the flips take seconds; the scheduler must not wait that
-// long for a node in maintenance to be reserved. nil when nothing is
-// taken over, or nothing urgent.
-func (c *cycle) urgentFirst(desired []Desired) []int {
+// urgentFirst orders a take-over's syncs: first the providers taken over
+// whose inventory must change (a node the rules now reserve, a class
+// changed while no engine held it) or is not known, then this engine's
+// own, last the taken-over ones whose write only flips the marker, from
+// position flips on. At 1,000 nodes on a loaded Placement the flips take
+// seconds: the scheduler must not wait that long for a node in
+// maintenance to be reserved, nor a node sync (which does not write while
+// a full cycle does) for the flips (yieldFlips). nil when nothing is
+// taken over.
+func (c *cycle) urgentFirst(desired []Desired) (order []int, flips int) {
 	if len(c.others.takeable) == 0 {
-		return nil
+		return nil, len(desired)
 	}
-	var urgent, rest []int
+	var urgent, own, flip []int
 	for i, d := range desired {
-		if _, taken := c.others.takeable[d.UUID]; taken && c.inventoryMoves(d) {
+		_, taken := c.others.takeable[d.UUID]
+		switch {
+		case taken && c.inventoryMoves(d):
 			urgent = append(urgent, i)
-		} else {
-			rest = append(rest, i)
+		case taken:
+			flip = append(flip, i)
+		default:
+			own = append(own, i)
 		}
 	}
-	if len(urgent) == 0 {
-		return nil
-	}
-	return append(urgent, rest...)
+	order = slices.Concat(urgent, own, flip)
+	return order, len(order) - len(flip)
 }
+
+// yieldFlips leaves the flips from position i on to the next cycle when a
+// node sync waits for this one's writes: a notification is worth more
+// than a marker. Each cycle flips for flipsAtLeast first, so a stream of
+// notifications cannot stop a take-over. next is the workers' shared
+// position, n the end; each position left is counted once
+// (Report.TakeOverLeft).
+func (c *cycle) yieldFlips(i, n int, next *atomic.Int64) bool {
+	now := c.e.now().UnixNano()
+	c.flipsFrom.CompareAndSwap(0, now)
+	if c.e.order.waiting.Load() == 0 || time.Duration(now-c.flipsFrom.Load()) < flipsAtLeast {
+		return false
+	}
+	rest := int(next.Swap(int64(n)))
+	c.mu.Lock()
+	c.r.TakeOverLeft += 1 + max(0, n-rest)
+	c.mu.Unlock()
+	return true
+}
+
+// flipsAtLeast is how long a take-over flips markers before it yields to
+// a waiting node sync.
+const flipsAtLeast = time.Second
 
 // inventoryMoves says d's inventory differs from what the record saw of
 // its provider, or nothing was seen.

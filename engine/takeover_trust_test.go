@@ -1,13 +1,17 @@
 package engine_test
 
 import (
+	"context"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/testing/placementfake"
 )
 
 // reads counts the per-provider reads of uuid (all of them when "").
@@ -157,5 +161,41 @@ func TestTakeOverReservesBeforeItFlipsTheRest(t *testing.T) {
 	want := "/resource_providers/" + nodeUUID(6) + "/inventories"
 	if len(puts) != 9 || puts[0] != want {
 		t.Fatalf("take-over writes %v: want %s first, then the 8 flips", puts, want)
+	}
+}
+
+// A node sync waiting for a take-over's writes is let in once the
+// take-over has flipped markers for a second (a clock the test moves):
+// the cycle leaves the other flips to the next (counted, asked for at
+// once), which takes them over.
+func TestTakeOverYieldsItsFlipsToAWaitingNodeSync(t *testing.T) {
+	a := newRig(t, 120)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	clock := &stepClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a.opts.Clock = clock
+	b := taker(a, store)
+	a.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_providers/*/traits", Delay: 20 * time.Millisecond})
+	a.fake.ResetRequests()
+	done := make(chan engine.Report, 1)
+	go func() { done <- b.cycle() }()
+	for len(a.fake.Find("PUT", "/resource_providers/*/traits")) < 8 { // the flips under way
+		runtime.Gosched()
+	}
+	clock.add(2 * time.Second)
+	a.src.set(func(s *source) { s.nodes[0].Maintenance = true })
+	synced := b.eng.SyncNodes(context.Background(), b.src, []string{nodeUUID(0)}) // waits for the cycle's writes
+	rep := <-done
+	a.fake.ClearFaults()
+	if rep.TakeOverLeft == 0 || rep.TakeOverLeft+rep.Updated != 120 {
+		t.Fatalf("take-over: updated %d, left %d to the next cycle; want some left, 120 in all", rep.Updated, rep.TakeOverLeft)
+	}
+	if len(synced.Errors) > 0 || a.reserved(nodeUUID(0)) != 1 {
+		t.Fatalf("node sync during the take-over: %+v, reserved %d", synced.Errors, a.reserved(nodeUUID(0)))
+	}
+	next := b.cleanCycle()
+	if next.TakeOverLeft != 0 || next.Updated != rep.TakeOverLeft {
+		t.Fatalf("next cycle: updated %d, left %d; want the %d left, none left", next.Updated, next.TakeOverLeft, rep.TakeOverLeft)
 	}
 }

@@ -365,6 +365,9 @@ func (w *coordSetup) NodeSync(ctx context.Context, b events.Batch) string {
 // a full interval later, so a deletion Ironic announced reaches
 // Placement after its two proofs, not after two full intervals.
 func (w *daemonSetup) FollowUp(r engine.Report) time.Duration {
+	if r.TakeOverLeft > 0 { // left for a waiting node sync: take the rest over next
+		return 100 * time.Millisecond
+	}
 	if w.ev == nil {
 		return 0
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -22,8 +23,11 @@ import (
 // so each series exists from the start.
 var driftKinds = []string{driftNoProvider, driftNoNode, driftInventory, driftReserved, driftTraits, driftAggregates}
 
-// driftOf is each node's drift in a plan's report.
-func driftOf(r engine.Report) map[string][]string {
+// driftOf is each node's drift in an observe plan's report. The engine's
+// own marks (ignore: its owner marker and marker_traits), which a run
+// adds to a provider it adopts from nova-compute, are not drift: they say
+// who writes, not what the scheduler sees.
+func driftOf(r engine.Report, ignore []string) map[string][]string {
 	out := map[string][]string{}
 	add := func(node, kind string) {
 		for _, k := range out[node] {
@@ -34,10 +38,18 @@ func driftOf(r engine.Report) map[string][]string {
 		out[node] = append(out[node], kind)
 	}
 	for _, o := range r.Outcomes {
-		if o.Kind == engine.KindDeleted || o.Kind == engine.KindPendingDeletion {
+		if o.Kind == engine.KindDeleted || o.Kind == engine.KindPendingDeletion ||
+			o.Kind == engine.KindKept && o.Reason == engine.ReasonUnowned {
 			add(o.Node, driftNoNode)
 		}
+		if slices.ContainsFunc(o.Changes, func(c engine.Change) bool { return c.Field == "provider" }) {
+			add(o.Node, driftNoProvider) // what it would be created with is not drift of its own
+			continue
+		}
 		for _, c := range o.Changes {
+			if c.Field == "traits" && len(c.Removed) == 0 && !slices.ContainsFunc(c.Added, func(t string) bool { return !slices.Contains(ignore, t) }) {
+				continue
+			}
 			add(o.Node, observedKind(c))
 		}
 	}
@@ -130,8 +142,8 @@ func (b *driftBook) lasting(n int) []string {
 // observeCycle is a cycle in observe mode: the engine's plan, whose
 // writes are the drift; the log names the oldest drifts.
 func (w *daemonSetup) observeCycle(ctx context.Context) engine.Report {
-	r := w.eng.Plan(ctx)
-	drift := driftOf(r)
+	r := w.eng.Observe(ctx)
+	drift := driftOf(r, append([]string{ownerTrait(w.cfg)}, w.cfg.Provider.MarkerTraits...))
 	// Nothing was written: the counts of writes stay zero, so the write
 	// metrics and the log do not count what was only planned.
 	r.Created, r.Updated, r.Deleted = 0, 0, 0

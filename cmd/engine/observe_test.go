@@ -101,3 +101,52 @@ func TestRunObserveFlagOverridesTheFile(t *testing.T) {
 		}
 	}
 }
+
+// Beside nova-compute before a migration, observe mode compares nova's
+// providers (no owner marker) with the rules: the marker a run would add
+// is not drift; a provider named as a node the source does not list
+// (nova's provider of a deleted node) is no_node drift; a provider not
+// named as a node (a hypervisor's) is not looked at.
+func TestObserveModeOverNovasProviders(t *testing.T) {
+	fake := placementfake.New()
+	defer fake.Close()
+	placementTOML := fmt.Sprintf("[placement]\nendpoint = %q\ntoken = \"admin\"\n", fake.URL())
+	run := startDaemon(t, daemonConfig(t, t.TempDir(), placementTOML, ""))
+	run.waitFor("the providers written", func() bool { return len(fake.ProviderUUIDs()) == 12 })
+	run.stop()
+	for _, u := range fake.ProviderUUIDs() { // as nova writes them: no marker
+		p, _ := fake.Provider(u)
+		for _, tr := range p.Traits {
+			if strings.HasPrefix(tr, "CUSTOM_RPENGINE_OWNER_") {
+				if err := fake.RemoveTrait(u, tr); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	const gone, host = "0dead000-0000-4000-8000-000000000001", "0c0ffee0-0000-4000-8000-000000000002"
+	if err := fake.CreateProvider(gone, gone); err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.CreateProvider(host, "compute-1.example"); err != nil {
+		t.Fatal(err)
+	}
+	fake.ResetRequests()
+	cfg := daemonConfig(t, t.TempDir(), placementTOML, "")
+	d := startDaemon(t, cfg, "--observe")
+	d.waitFor("three observe cycles", func() bool { return d.metric(`rpengine_cycles_total{outcome="ok"}`) >= 3 })
+	for _, r := range fake.Requests() {
+		if r.Method != "GET" {
+			t.Fatalf("observe mode sent %s %s to Placement", r.Method, r.Path)
+		}
+	}
+	for _, kind := range driftKinds {
+		want := map[string]float64{driftNoNode: 1}[kind]
+		if got := d.metric(`rpengine_drift_nodes{kind="` + kind + `"}`); got != want {
+			t.Errorf("drift %s: %v, want %v", kind, got, want)
+		}
+	}
+	if !strings.Contains(d.logs.String(), gone+" no_node since") {
+		t.Errorf("the log does not name the provider of the deleted node %s", gone)
+	}
+}
