@@ -176,6 +176,13 @@ func (r *eventRig) cycles() float64 { return r.metric("rpengine_cycles_total") }
 // long that took (a figure for the log, not an assertion of speed).
 func (r *eventRig) within(bound time.Duration, what string, cond func() bool) time.Duration {
 	r.t.Helper()
+	return within(r.t, bound, what, cond)
+}
+
+// within polls cond every 100 ms until it holds, failing t after bound;
+// it returns how long that took.
+func within(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
 	start := time.Now()
 	for time.Since(start) < bound {
 		if cond() {
@@ -183,7 +190,7 @@ func (r *eventRig) within(bound time.Duration, what string, cond func() bool) ti
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	r.t.Fatalf("%s: not within %s", what, bound)
+	t.Fatalf("%s: not within %s", what, bound)
 	return 0
 }
 

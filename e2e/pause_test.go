@@ -120,17 +120,8 @@ func (r *scaleRig) cycles(id string, n int) {
 	r.within(time.Duration(n+2)*soInterval, "cycles of "+id, func() bool { return count() >= start+float64(n) })
 }
 
-// within polls cond until it holds, failing after bound; it returns how
-// long that took.
+// within is within for the rig's test.
 func (r *scaleRig) within(bound time.Duration, what string, cond func() bool) time.Duration {
 	r.t.Helper()
-	start := time.Now()
-	for time.Since(start) < bound {
-		if cond() {
-			return time.Since(start)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	r.t.Fatalf("%s: not within %s", what, bound)
-	return 0
+	return within(r.t, bound, what, cond)
 }

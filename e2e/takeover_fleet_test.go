@@ -28,7 +28,7 @@ import (
 // stale and gets its share back; no provider ends with two markers or
 // none, none of a deleted node stays.
 func TestTakeOverAtFleetScaleE2E(t *testing.T) {
-	f := newFleetRig(t, 1000, 3, 5*time.Second)
+	f := newFleetRig(t, 1000, 3, 10*time.Second) // coord.lease_ttl's default
 	f.takeOver(0, func(e *eventRig) { _ = e.cmd.Process.Kill(); <-e.exited }, "kill -9")
 	f.takeOver(1, func(e *eventRig) { _ = e.cmd.Process.Signal(syscall.SIGSTOP) }, "SIGSTOP")
 	paused := f.engines[1]
