@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ func TestEventsBurstDrainsE2E(t *testing.T) {
 		proxy = p
 		return p.URL()
 	})
-	ns := createNodes(t, r.ironic, nodeCount, "bu-"+r.id)
+	ns := createNodes(t, r.ironic, nodeCount, "bu-"+r.id, "baremetal")
 	r.start()
 	r.within(3*time.Minute, "every node's provider", func() bool { return r.reserved(ns[len(ns)-1]) >= 0 && r.reserved(ns[0]) >= 0 })
 	r.within(60*time.Second, "bus connected and the connect's full cycle done", func() bool {
@@ -81,17 +82,20 @@ func notification(kind, id, u string) []byte {
 	return []byte(fmt.Sprintf(`{"oslo.version":"2.0","oslo.message":%q}`, inner))
 }
 
-// createNodes enrolls n nodes, four at a time.
-func createNodes(t *testing.T, c *ironictest.Client, n int, prefix string) []string {
+// createNodes enrolls n nodes of class, eight at a time, named prefix-i.
+func createNodes(t *testing.T, c *ironictest.Client, n int, prefix, class string) []string {
 	out := make([]string, n)
 	var wg sync.WaitGroup
-	for w := range 4 {
+	for w := range 8 {
 		wg.Go(func() {
-			for i := w; i < n; i += 4 {
-				out[i] = c.Create(t, ironictest.Spec{Name: fmt.Sprintf("%s-%d", prefix, i), ResourceClass: "baremetal"})
+			for i := w; i < n; i += 8 {
+				out[i] = c.Create(t, ironictest.Spec{Name: fmt.Sprintf("%s-%d", prefix, i), ResourceClass: class})
 			}
 		})
 	}
 	wg.Wait()
+	if slices.Contains(out, "") { // a create failed (reported by Create)
+		t.FailNow()
+	}
 	return out
 }

@@ -116,33 +116,40 @@ full_interval = "10m"
 	}
 }
 
-func (r *eventRig) start() {
-	logFile, err := os.Create(r.logPath)
+func (r *eventRig) start() { r.cmd, r.exited = startRun(r.t, r.cfg, r.logPath) }
+
+// startRun starts `engine run --config cfg`, its output in logPath, and
+// returns it and a channel closed when it exits. At the test's end it is
+// stopped (SIGTERM, then SIGKILL after 15 s) and, if the test failed,
+// its log's tail goes to the test's output.
+func startRun(t *testing.T, cfg, logPath string) (*exec.Cmd, chan struct{}) {
+	logFile, err := os.Create(logPath)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer logFile.Close()
-	r.cmd = exec.Command(engineBin(r.t), "run", "--config", r.cfg)
-	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatal(err)
+	cmd := exec.Command(engineBin(t), "run", "--config", cfg)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	r.exited = make(chan struct{})
-	go func() { _ = r.cmd.Wait(); close(r.exited) }()
-	r.t.Cleanup(func() {
-		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-r.exited:
+		case <-exited:
 		case <-time.After(15 * time.Second):
-			_ = r.cmd.Process.Kill()
-			<-r.exited
+			_ = cmd.Process.Kill()
+			<-exited
 		}
-		if r.t.Failed() {
-			b, _ := os.ReadFile(r.logPath)
-			r.t.Logf("engine log (tail):\n%s", tailString(string(b), 8000))
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("engine log (tail):\n%s", tailString(string(b), 8000))
 		}
 	})
+	return cmd, exited
 }
 
 // metric sums the samples of a series whose line starts with prefix.
@@ -179,6 +186,15 @@ func (r *eventRig) within(bound time.Duration, what string, cond func() bool) ti
 	return within(r.t, bound, what, cond)
 }
 
+// moreCycles waits, at most bound, until the series (of cycles) at the
+// metrics URL has grown by n; a daemon not answering yet counts 0.
+func moreCycles(t *testing.T, metricsURL, series string, n int, bound time.Duration) {
+	t.Helper()
+	count := func() float64 { return scrapeMetric(metricsURL, series) }
+	start := max(count(), 0)
+	within(t, bound, fmt.Sprintf("%d more cycles at %s", n, metricsURL), func() bool { return count() >= start+float64(n) })
+}
+
 // within polls cond every 100 ms until it holds, failing t after bound;
 // it returns how long that took.
 func within(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
@@ -195,8 +211,12 @@ func within(t *testing.T, bound time.Duration, what string, cond func() bool) ti
 }
 
 // reserved is the node's reserved count in Placement, -1 without provider.
-func (r *eventRig) reserved(uuid string) int64 {
-	p, ok := readProvider(r.t, r.placement, uuid)
+func (r *eventRig) reserved(uuid string) int64 { return reservedIn(r.t, r.placement, uuid) }
+
+// reservedIn is the reserved count of provider uuid's (first) inventory
+// at the Placement base: -1 without provider, -2 without inventory.
+func reservedIn(t *testing.T, base, uuid string) int64 {
+	p, ok := readProvider(t, base, uuid)
 	if !ok {
 		return -1
 	}

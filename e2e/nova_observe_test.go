@@ -3,11 +3,9 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -91,10 +89,7 @@ func (r *novaRig) putInventory(u, rc string, reserved int) {
 }
 
 // observer is `engine run` in observe mode over the rig's config.
-type observer struct {
-	metrics, logPath string
-	exited           chan struct{}
-}
+type observer struct{ metrics, logPath string }
 
 func (r *novaRig) startObserver() *observer {
 	t := r.t
@@ -112,26 +107,8 @@ func (r *novaRig) startObserver() *observer {
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d := &observer{metrics: "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics", logPath: filepath.Join(filepath.Dir(cfg), "engine.log"), exited: make(chan struct{})}
-	logFile, err := os.Create(d.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(engineBin(t), "run", "--config", cfg)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = cmd.Wait(); close(d.exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-d.exited
-		if t.Failed() {
-			t.Logf("observer log (tail):\n%s", d.tail())
-		}
-	})
+	d := &observer{metrics: "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics", logPath: filepath.Join(filepath.Dir(cfg), "engine.log")}
+	startRun(t, cfg, d.logPath)
 	return d
 }
 
@@ -140,14 +117,7 @@ func (d *observer) metric(prefix string) float64 { return scrapeMetric(d.metrics
 // cycles waits for n more finished cycles.
 func (d *observer) cycles(t *testing.T, n int) {
 	t.Helper()
-	start := max(d.metric(`rpengine_cycles_total{outcome="ok"}`), 0)
-	deadline := time.Now().Add(time.Duration(n)*5*time.Second + 30*time.Second)
-	for d.metric(`rpengine_cycles_total{outcome="ok"}`) < start+float64(n) {
-		if time.Now().After(deadline) {
-			t.Fatalf("observer: not %d more cycles in time\n%s", n, d.tail())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	moreCycles(t, d.metrics, `rpengine_cycles_total{outcome="ok"}`, n, time.Duration(n)*5*time.Second+30*time.Second)
 }
 
 func (d *observer) driftTotal() float64 { return d.metric("rpengine_drift_nodes") }

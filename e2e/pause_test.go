@@ -97,13 +97,7 @@ func (r *scaleRig) operatorFix(u string) int64 {
 	return fix
 }
 
-func (r *scaleRig) reservedOf(u string) int64 {
-	p, _ := readProvider(r.t, r.placement, u)
-	for _, inv := range p.Inventories {
-		return inv.Reserved
-	}
-	return -1
-}
+func (r *scaleRig) reservedOf(u string) int64 { return reservedIn(r.t, r.placement, u) }
 
 func (r *scaleRig) desiredReserved(u string) int64 {
 	for _, inv := range r.desired[u] {
@@ -115,9 +109,7 @@ func (r *scaleRig) desiredReserved(u string) int64 {
 // cycles waits for n more finished cycles of engine id.
 func (r *scaleRig) cycles(id string, n int) {
 	r.t.Helper()
-	count := func() float64 { return scrapeMetric(r.metrics[id], "rpengine_cycles_total") }
-	start := max(count(), 0)
-	r.within(time.Duration(n+2)*soInterval, "cycles of "+id, func() bool { return count() >= start+float64(n) })
+	moreCycles(r.t, r.metrics[id], "rpengine_cycles_total", n, time.Duration(n+2)*soInterval)
 }
 
 // within is within for the rig's test.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -70,7 +69,7 @@ func newFleetRig(t *testing.T, n, engines int, ttl time.Duration) *fleetRig {
 	f := &fleetRig{t: t, base: newEventRig(t, co...), ttl: ttl, state: map[string]string{}, bad: map[string]time.Time{}}
 	class := fmt.Sprintf("fleet%x", os.Getpid())
 	f.rc, f.other = "CUSTOM_"+strings.ToUpper(class), class+"-other"
-	f.nodes = createFleet(t, f.base.ironic, n, class)
+	f.nodes = createNodes(t, f.base.ironic, n, class, class)
 	ironictest.MarkAvailable(t, f.base.ironicURL, f.nodes)
 	f.engines = []*eventRig{f.base}
 	for i := 1; i < engines; i++ {
@@ -95,24 +94,6 @@ func newFleetRig(t *testing.T, n, engines int, ttl time.Duration) *fleetRig {
 	})
 	t.Logf("FIGURE %d engines: %d nodes offered and owned %.0f s after the start (shares %v)", engines, n, took.Seconds(), f.shares())
 	return f
-}
-
-// createFleet enrolls n nodes of one class, eight at a time.
-func createFleet(t *testing.T, c *ironictest.Client, n int, class string) []string {
-	out := make([]string, n)
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Go(func() {
-			for i := w; i < n; i += 8 {
-				out[i] = c.Create(t, ironictest.Spec{Name: fmt.Sprintf("%s-%d", class, i), ResourceClass: class})
-			}
-		})
-	}
-	wg.Wait()
-	if slices.Contains(out, "") {
-		t.FailNow()
-	}
-	return out
 }
 
 func (f *fleetRig) connected() bool {

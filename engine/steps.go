@@ -94,7 +94,7 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		c.reapVanished(ctx, nodes, desired, listed)
 	}
 	if c.strangers && r.whole {
-		c.reportStrangers(ctx, nodes, func(u string) bool { _, ok := listed[u]; return ok })
+		c.reportStrangers(ctx, nodes, listed)
 	}
 	if why, _ := c.halted(); nova && why == "" {
 		if r.whole {

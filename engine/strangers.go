@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/rpengine/rpengine/engine/placement"
 )
 
 // Providers of nodes the source does not list that no engine writes:
@@ -26,9 +28,10 @@ func (e *Engine) Observe(ctx context.Context) Report {
 
 // reportStrangers lists every provider (one request) and reports the
 // root providers named by their uuid whose node the source does not list
-// and that are not this engine's. A scope by shard or conductor group
-// cannot tell another scope's node from a deleted one: it reports none.
-func (c *cycle) reportStrangers(ctx context.Context, nodes listedNodes, ours func(string) bool) {
+// and that are not this engine's (ours). A scope by shard or conductor
+// group cannot tell another scope's node from a deleted one: it reports
+// none.
+func (c *cycle) reportStrangers(ctx context.Context, nodes listedNodes, ours map[string]placement.Generation) {
 	s := c.e.pol.Scope
 	if len(s.Shards) > 0 || len(s.ConductorGroups) > 0 {
 		return
@@ -42,7 +45,7 @@ func (c *cycle) reportStrangers(ctx context.Context, nodes listedNodes, ours fun
 	var out []string
 	for _, p := range ps {
 		u := strings.ToLower(p.UUID)
-		if p.Name != p.UUID || p.ParentUUID != nil || listed[u] || ours(u) || !s.HoldsPartitionOf(u) {
+		if _, mine := ours[u]; mine || p.Name != p.UUID || p.ParentUUID != nil || listed[u] || !s.HoldsPartitionOf(u) {
 			continue
 		}
 		out = append(out, p.UUID)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"slices"
 	"sync/atomic"
@@ -188,10 +189,10 @@ func (c *cycle) yieldFlips(i, n int, next *atomic.Int64) bool {
 const flipsAtLeast = time.Second
 
 // inventoryMoves says d's inventory differs from what the record saw of
-// its provider, or nothing was seen.
+// its provider (Plan's test), or nothing was seen.
 func (c *cycle) inventoryMoves(d Desired) bool {
 	k, ok := c.state.get(d.UUID)
-	return !ok || !k.Observed.Exists || len(inventoryChanges(k.Observed.Inventory, d.Inventory)) > 0
+	return !ok || !k.Observed.Exists || !maps.Equal(k.Observed.Inventory, d.Inventory)
 }
 
 // inOrder is desired from position p on, in order (nil: as it is).
