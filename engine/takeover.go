@@ -48,6 +48,10 @@ func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[st
 		e.log.Warn("owner markers not listed: other owners' providers are looked up one by one", "err", err)
 		return
 	}
+	// The owners it may take over first: a take-over's providers are
+	// theirs, and once none is wanted the others (engines long gone
+	// among them) need no listing.
+	slices.SortStableFunc(traits, func(a, b string) int { return boolInt(!e.mayTakeOver(a)) - boolInt(!e.mayTakeOver(b)) })
 	o := others{takeable: map[string]placement.Generation{}}
 	for _, owner := range traits {
 		mayTake := e.mayTakeOver(owner)
@@ -205,4 +209,11 @@ func inOrder(desired []Desired, order []int, p int) []Desired {
 		out = append(out, desired[i])
 	}
 	return out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -199,3 +199,36 @@ func TestTakeOverYieldsItsFlipsToAWaitingNodeSync(t *testing.T) {
 		t.Fatalf("next cycle: updated %d, left %d; want the %d left, none left", next.Updated, next.TakeOverLeft, rep.TakeOverLeft)
 	}
 }
+
+// A take-over lists the owners it may take over first: the markers of
+// engines long gone (20 of them here, listed before the dead peer's)
+// cost no listing once its providers are found.
+func TestTakeOverListsItsPeersBeforeOtherOwners(t *testing.T) {
+	a := newRig(t, 6)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	const stray = "0a0a0a0a-0000-4000-8000-000000000001"
+	if err := a.fake.CreateProvider(stray, stray); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 { // before "…_TEST" in any order by name
+		if err := a.fake.AddTrait(stray, fmt.Sprintf("CUSTOM_RPENGINE_OWNER_GONE%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := taker(a, store)
+	a.fake.ResetRequests()
+	if rep := b.cleanCycle(); rep.Updated != 6 {
+		t.Fatalf("take-over: %+v", rep)
+	}
+	var listings []string
+	for _, q := range a.fake.Find("GET", "/resource_providers") {
+		if strings.Contains(q.Query, "required=") {
+			listings = append(listings, q.Query)
+		}
+	}
+	if len(listings) != 2 { // its own marker's, the dead peer's
+		t.Fatalf("take-over listed %d owners' providers: %v; want its own and the dead peer's", len(listings), listings)
+	}
+}
