@@ -35,7 +35,9 @@ var edgeFleet = []fleetKind{{"free", 3}, {"maint", 1}, {"retired_avail", 3}}
 //  4. a claimed node's class changes (nova_claimed_test.go);
 //  5. a held node deleted from Ironic: its hold handed over to the
 //     deletion with no poll seeing it offered;
-//  6. nova reporting OWNER_NOVA as nova 34 does: neither refused nor
+//  6. a free node leaves the engine's scope while nova still reports it
+//     (nova_leftscope_test.go): held, never offered, released on return;
+//  7. nova reporting OWNER_NOVA as nova 34 does: neither refused nor
 //     fought over.
 //
 // `make test-nova` runs it with TestNovaBeside.
@@ -49,6 +51,7 @@ func TestNovaEdges(t *testing.T) {
 	r.classChangeUnderHold()
 	r.claimedClassChange()
 	r.heldNodeDeleted()
+	r.leftScope()
 	r.ownerNova()
 	if len(r.windows) > 0 {
 		t.Fatalf("nodes the engine reserves were candidates: %v", r.windows)

@@ -324,6 +324,7 @@ type novaReport struct {
 	report
 	ForeignRewrites int                `json:"foreign_rewrites"`
 	Nova            *engine.NovaReport `json:"nova"`
+	Reserved        map[string]int     `json:"reserved_by_reason"`
 }
 
 // checkpoint asks the scheduler's question (GET /allocation_candidates)

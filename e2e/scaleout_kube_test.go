@@ -33,9 +33,16 @@ func startKubeFleet(t *testing.T) (*kubeFleet, string) {
 // section is the [coord] of an engine reaching the API server at addr:
 // host:port, or a proxy's http:// URL for it (the proxy is plain TCP).
 func (k *kubeFleet) section(t *testing.T, addr string, partitions int, ttl time.Duration, prefix string) string {
+	lines := append(k.lines(t, addr, prefix), fmt.Sprintf("partitions = %d", partitions), fmt.Sprintf("lease_ttl = %q", ttl))
+	return "\n" + strings.Join(lines, "\n") + "\n"
+}
+
+// lines are the [coord] table's first lines: the backend, how to reach
+// it and the fleet's prefix.
+func (k *kubeFleet) lines(t *testing.T, addr, prefix string) []string {
 	server := "https://" + strings.TrimPrefix(addr, "http://")
-	return fmt.Sprintf("\n[coord]\nbackend = \"kubernetes\"\nkubeconfig = %q\nnamespace = %q\npartitions = %d\nlease_ttl = %q\nprefix = %q\n",
-		k.srv.Kubeconfig(t, server, k.ns), k.ns, partitions, ttl, prefix)
+	return []string{"[coord]", `backend = "kubernetes"`, fmt.Sprintf("kubeconfig = %q", k.srv.Kubeconfig(t, server, k.ns)),
+		fmt.Sprintf("namespace = %q", k.ns), fmt.Sprintf("prefix = %q", prefix)}
 }
 
 func newKubeScaleRig(t *testing.T, seed int) *scaleRig {

@@ -27,7 +27,23 @@ import (
 // stale and gets its share back; no provider ends with two markers or
 // none, none of a deleted node stays.
 func TestTakeOverAtFleetScaleE2E(t *testing.T) {
-	f := newFleetRig(t, 1000, 3, 10*time.Second) // coord.lease_ttl's default
+	ttl := 10 * time.Second // coord.lease_ttl's default
+	etcd := etcdtest.Start(t)
+	fleetTakeOvers(t, newFleetRig(t, 1000, 3, ttl, "[coord]", fmt.Sprintf("etcd = [%q]", etcd)))
+}
+
+// The same take-overs with the engines coordinating through a real
+// kube-apiserver (make test-kube): the same goals, Leases instead of etcd
+// leases, the record in ConfigMaps.
+func TestScaleOutKubeTakeOverAtFleetScale(t *testing.T) {
+	ttl := 10 * time.Second
+	kube, addr := startKubeFleet(t)
+	fleetTakeOvers(t, newFleetRig(t, 1000, 3, ttl, kube.lines(t, addr, "fleet")...))
+}
+
+// fleetTakeOvers kills one engine, then pauses another, and checks the
+// fleet once the paused one is back.
+func fleetTakeOvers(t *testing.T, f *fleetRig) {
 	f.takeOver(0, func(e *eventRig) { _ = e.cmd.Process.Kill(); <-e.exited }, "kill -9")
 	f.takeOver(1, func(e *eventRig) { _ = e.cmd.Process.Signal(syscall.SIGSTOP) }, "SIGSTOP")
 	paused := f.engines[1]
@@ -49,7 +65,8 @@ func TestTakeOverAtFleetScaleE2E(t *testing.T) {
 }
 
 // fleetRig is a fleet of nodes of one class in a notifying Ironic and the
-// engines dividing it through etcd.
+// engines dividing it through the coordinator coord (the [coord] lines:
+// the backend and its address; the partitions and TTL are added here).
 type fleetRig struct {
 	t         *testing.T
 	base      *eventRig // the bus, Ironic and Placement every engine uses
@@ -63,9 +80,8 @@ type fleetRig struct {
 	bad       map[string]time.Time // node → since when Ironic says it must not be offered as rc
 }
 
-func newFleetRig(t *testing.T, n, engines int, ttl time.Duration) *fleetRig {
-	etcd := etcdtest.Start(t)
-	co := []string{"[coord]", fmt.Sprintf("etcd = [%q]", etcd), "partitions = 12", fmt.Sprintf("lease_ttl = %q", ttl)}
+func newFleetRig(t *testing.T, n, engines int, ttl time.Duration, coord ...string) *fleetRig {
+	co := append(coord, "partitions = 12", fmt.Sprintf("lease_ttl = %q", ttl))
 	f := &fleetRig{t: t, base: newEventRig(t, co...), ttl: ttl, state: map[string]string{}, bad: map[string]time.Time{}}
 	class := fmt.Sprintf("fleet%x", os.Getpid())
 	f.rc, f.other = "CUSTOM_"+strings.ToUpper(class), class+"-other"

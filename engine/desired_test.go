@@ -143,8 +143,9 @@ func TestDesiredSortedAndProblemsInSourceOrder(t *testing.T) {
 
 // TestVanished: the usual case (every owned provider desired) answers
 // none without a set of uuids; an owned provider whose node is listed but
-// not desired (out of scope, quarantined) is not vanished; one whose node
-// is not listed is.
+// not desired because of its partition (held by a peer) is not vanished;
+// one whose node is listed in another shard (moved away) or not listed
+// is.
 func TestVanished(t *testing.T) {
 	a, b := bm(u1, "gold"), bm(strings.ToUpper(u2), "gold")
 	b.Shard = "other"
@@ -156,8 +157,19 @@ func TestVanished(t *testing.T) {
 	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen}, nil); len(v) != 0 {
 		t.Fatalf("all desired: %v", v)
 	}
-	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen, u2: gen}, nil); len(v) != 0 {
-		t.Fatalf("listed out of scope is not vanished: %v", v)
+	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen, u2: gen}, nil); len(v) != 1 || v[0] != u2 {
+		t.Fatalf("listed in another shard (moved away) is vanished: %v", v)
+	}
+	byPartition := pol
+	byPartition.Scope = Scope{Partitions: 64, Held: []int{Partition(u1, 64)}}
+	if Partition(u2, 64) == Partition(u1, 64) {
+		t.Fatal("pick uuids of two partitions")
+	}
+	b.Shard = ""
+	nodes = []hostabi.Node{a, b}
+	ds, _ = DesiredState(nodes, nil, byPartition)
+	if v := vanished(listedOf(nodes, byPartition).uuids, ds, map[string]placement.Generation{u1: gen, u2: gen}, nil); len(v) != 0 {
+		t.Fatalf("listed in a partition held elsewhere is not vanished: %v", v)
 	}
 	if v := vanished(listedOf(nodes, p).uuids, ds, map[string]placement.Generation{u1: gen, u2: gen, u3: gen}, nil); len(v) != 1 || v[0] != u3 {
 		t.Fatalf("unlisted: %v", v)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rpengine/rpengine/engine/baremetal"
@@ -179,7 +180,8 @@ func (c *cycle) reservePending(ctx context.Context, asked, deleted, ready []stri
 // no longer listed (of those asked): they left this engine's scope, and
 // no engine vouches for them until another takes them over, which flips
 // the owner marker and writes the node's values. It returns those
-// reserved; their holds stay (settleHolds).
+// reserved; their holds stay (settleHolds). Beside nova, one a hold
+// already keeps is not reserved again (holdleft.go).
 func (c *cycle) reserveLeft(ctx context.Context, asked, present []string, owned map[string]placement.Generation) map[string]bool {
 	if len(present) == 0 {
 		return nil
@@ -191,7 +193,11 @@ func (c *cycle) reserveLeft(ctx context.Context, asked, present []string, owned 
 			ds = append(ds, doubtful{u, baremetal.ReservedLeftScope, gen, ""})
 		}
 	}
-	reserved := c.reserveDoubts(ctx, ds)
+	held := c.leftHeld(ds) // holdleft.go
+	reserved := c.reserveDoubts(ctx, slices.DeleteFunc(ds, func(d doubtful) bool { return held[d.uuid] }))
+	for u := range held {
+		reserved[u] = true
+	}
 	c.r.Reserved[string(baremetal.ReservedLeftScope)] += len(reserved)
 	c.mu.Lock()
 	c.left = reserved

@@ -119,6 +119,7 @@ func (c *cycle) settleHolds(ctx context.Context, nodes listedNodes, desired []De
 			c.placeOne(ctx, d, "", rep)
 		}
 	}
+	c.holdLeft(ctx, held, rep) // holdleft.go
 	inScope := make(map[string]bool, len(nodes.inScope))
 	for _, u := range nodes.inScope {
 		inScope[u] = true

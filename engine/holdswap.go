@@ -123,12 +123,15 @@ func listedCount(gens []placement.Generation) int {
 }
 
 // generationsDiffer says whether any listed provider's generation is not
-// the one the state last saw ("" once invalidated).
+// the one the state last saw ("" once invalidated), or, on doubt, the
+// doubt's.
 func (s *State) generationsDiffer(listed map[string]placement.Generation) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for u, g := range listed {
-		if k, _ := s.providers.get(u); k.Generation != g {
+		// A provider reserved or held on doubt is not synced: the doubt's
+		// generation is the one the engine last saw.
+		if k, _ := s.providers.get(u); k.Generation != g && (k.Doubt == "" || k.DoubtGeneration != g) {
 			return true
 		}
 	}

@@ -34,13 +34,34 @@ func listedWith(nodes []hostabi.Node, keys []nodeKey, pol Policy) listedNodes {
 			l.uuids[i] = strings.ToLower(n.UUID) // no copy when already lowercase
 		}
 	}
-	if !pol.Nova.Enabled {
-		return l
-	}
-	for i, n := range nodes {
-		if pol.Scope.Contains(n) {
-			l.inScope = append(l.inScope, l.uuids[i])
+	if pol.Nova.Enabled {
+		for i, n := range nodes {
+			if pol.Scope.Contains(n) {
+				l.inScope = append(l.inScope, l.uuids[i])
+			}
 		}
 	}
+	l.uuids = inGroups(l.uuids, nodes, pol.Scope)
 	return l
+}
+
+// inGroups drops from uuids (one per node, in nodes' order) the nodes
+// listed outside the scope's shards and conductor groups: a source that
+// lists them anyway (an Ironic that ignores the filter, a plugin without
+// one) shows them moved away, so they are unlisted for this engine and
+// their providers reserved as left the scope (doubt.go), as when the
+// source leaves them out. Nodes of partitions held elsewhere stay: a
+// partition is not a place a node moves to.
+func inGroups(uuids []string, nodes []hostabi.Node, s Scope) []string {
+	if len(s.Shards) == 0 && len(s.ConductorGroups) == 0 {
+		return uuids
+	}
+	all := Scope{Shards: s.Shards, ConductorGroups: s.ConductorGroups}
+	out := make([]string, 0, len(uuids))
+	for i, u := range uuids {
+		if all.contains(&nodes[i]) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
