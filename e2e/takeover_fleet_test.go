@@ -38,7 +38,7 @@ func TestTakeOverAtFleetScaleE2E(t *testing.T) {
 func TestScaleOutKubeTakeOverAtFleetScale(t *testing.T) {
 	ttl := 10 * time.Second
 	kube, addr := startKubeFleet(t)
-	fleetTakeOvers(t, newFleetRig(t, 1000, 3, ttl, kube.lines(t, addr, "fleet")...))
+	fleetTakeOvers(t, newFleetRig(t, 1000, 3, ttl, kube.lines(t, addr, "/fleet/")...))
 }
 
 // fleetTakeOvers kills one engine, then pauses another, and checks the

@@ -66,6 +66,7 @@ type cycle struct {
 	spare       *spareLists     // this cycle's desired list and node order (desired.go)
 	changeLists atomic.Int64    // outcomes with changes so far (outcome.go)
 	left        map[string]bool // providers of nodes that left the scope, reserved (reserveLeft)
+	ready       []string        // providers of nodes proven gone, to delete after the syncs (deletion.go)
 	whole       bool            // a full cycle (order.go)
 	leave       func()          // releases the write gate (order.go), nil when not held
 	newer       atomic.Int64    // providers left to a newer node sync (order.go)
@@ -278,6 +279,7 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 		})
 	}
 	wg.Wait()
+	c.flipsDone(order) // takeover.go
 	if w := c.budget.summary(); w != "" {
 		c.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, c.budgetWaits))
 	}

@@ -11,14 +11,17 @@ import (
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
-// reapVanished handles this engine's providers whose node the (complete)
-// listing no longer contains. Absence proves nothing — the node may have
-// moved out of scope, or the listing raced a change — so each one needs
-// the source's positive proof of deletion in two cycles at least
+// doubtVanished handles this engine's providers whose node the
+// (complete) listing no longer contains. Absence proves nothing — the node
+// may have moved out of scope, or the listing raced a change — so each one
+// needs the source's positive proof of deletion in two cycles at least
 // DeleteGrace apart (proof.go), the owner marker still ours just before
-// the delete, and no allocations. Too many at once is treated as a fault
-// upstream.
-func (c *cycle) reapVanished(ctx context.Context, nodes listedNodes, desired []Desired, owned map[string]placement.Generation) {
+// the delete, and no allocations. The proofs are asked and every doubt
+// reserved before the syncs, as a quarantine's: a take-over's flips of
+// hundreds of providers must not keep a deleted node offered. The
+// deletions wait for reapVanished, after the syncs. Too many at once is
+// treated as a fault upstream.
+func (c *cycle) doubtVanished(ctx context.Context, nodes listedNodes, desired []Desired, owned map[string]placement.Generation) {
 	candidates := c.ownCandidates(vanished(nodes.uuids, desired, owned, c.gens))
 	// A node a node sync read after this cycle's listing began (a node
 	// enrolled meanwhile) is not unlisted: it is newer than the listing.
@@ -47,6 +50,16 @@ func (c *cycle) reapVanished(ctx context.Context, nodes listedNodes, desired []D
 	reserved := c.reservePending(ctx, candidates, deleted, ready, owned) // doubt.go
 	left := c.reserveLeft(ctx, candidates, present, owned)               // doubt.go
 	c.proofOutcomes(candidates, deleted, present, ready, proofs, reserved, left)
+	c.ready = ready
+}
+
+// reapVanished deletes the providers doubtVanished found proven gone
+// (c.ready), after the syncs.
+func (c *cycle) reapVanished(ctx context.Context, owned map[string]placement.Generation) {
+	ready := c.ready
+	if len(ready) == 0 {
+		return
+	}
 	if limit := c.e.deleteLimit(len(owned)); len(ready) > limit {
 		c.fail(ErrBlocked, "", fmt.Sprintf("%d providers proven deleted, over the limit of %d per cycle "+
 			"(engine.delete_limit); nothing deleted: check the source, or raise the limit", len(ready), limit))

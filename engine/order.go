@@ -27,6 +27,8 @@ type order struct {
 	// waiting counts node syncs waiting for the gate: a take-over leaves
 	// its marker flips to the next cycle for them (takeover.go).
 	waiting atomic.Int32
+	// yields counts take-over cycles in a row that yielded (takeover.go).
+	yields atomic.Int32
 
 	mu sync.Mutex
 	// fresh is, per provider a node sync wrote (or found right), when

@@ -75,6 +75,11 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		c.adoptLeft(ctx, listed) // leftbehind.go
 	}
 	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
+	// Providers whose node is no longer listed: proofs asked and doubts
+	// reserved now, deleted only on proof, after the syncs.
+	if why, _ := c.halted(); r.whole && why == "" {
+		c.doubtVanished(ctx, nodes, desired, listed)
+	}
 	if r.gone != nil {
 		r.gone(ctx, c, listed)
 	}
@@ -89,9 +94,8 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 	if why, _ := c.halted(); why == "" {
 		c.observed(desired, r.whole)
 	}
-	// Providers whose node is no longer listed: deleted only on proof.
 	if why, _ := c.halted(); r.whole && why == "" {
-		c.reapVanished(ctx, nodes, desired, listed)
+		c.reapVanished(ctx, listed)
 	}
 	if c.strangers && r.whole {
 		c.reportStrangers(ctx, nodes, listed)

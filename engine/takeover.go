@@ -178,10 +178,13 @@ func (c *cycle) urgentFirst(desired []Desired) (order []int, flips int) {
 func (c *cycle) yieldFlips(i, n int, next *atomic.Int64) bool {
 	now := c.e.now().UnixNano()
 	c.flipsFrom.CompareAndSwap(0, now)
-	if c.e.order.waiting.Load() == 0 || time.Duration(now-c.flipsFrom.Load()) < flipsAtLeast {
+	if c.e.order.waiting.Load() == 0 || time.Duration(now-c.flipsFrom.Load()) < flipsFor(c.e.order.yields.Load()) {
 		return false
 	}
 	rest := int(next.Swap(int64(n)))
+	if rest < n { // the first worker to stop: once a cycle
+		c.e.order.yields.Add(1)
+	}
 	c.mu.Lock()
 	c.r.TakeOverLeft += 1 + max(0, n-rest)
 	c.mu.Unlock()
@@ -191,6 +194,23 @@ func (c *cycle) yieldFlips(i, n int, next *atomic.Int64) bool {
 // flipsAtLeast is how long a take-over flips markers before it yields to
 // a waiting node sync.
 const flipsAtLeast = time.Second
+
+// flipsFor is how long a take-over flips before it yields, after yields
+// cycles in a row that did: twice as long each time, up to a minute. On
+// a loaded Placement, where a cycle's listing takes longer than a second
+// of flips, a steady stream of notifications would otherwise stretch a
+// take-over of hundreds of providers over minutes.
+func flipsFor(yields int32) time.Duration {
+	return flipsAtLeast << min(yields, 6)
+}
+
+// flipsDone notes a take-over cycle that flipped all it had without
+// yielding: the next one starts again from flipsAtLeast.
+func (c *cycle) flipsDone(order []int) {
+	if order != nil && c.r.TakeOverLeft == 0 {
+		c.e.order.yields.Store(0)
+	}
+}
 
 // inventoryMoves says d's inventory differs from what the record saw of
 // its provider (Plan's test), or nothing was seen.
