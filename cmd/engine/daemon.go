@@ -69,9 +69,9 @@ func loadSetup(ctx context.Context, path string, observe bool, log *slog.Logger,
 	w := &daemonSetup{assembly: a, level: level, log: log}
 	if cfg.Engine.Mode == "observe" {
 		w.drift = driftBookFor(o)
-		log.Info("observe mode: Placement is read, never written; each cycle reports the drift (engine.mode)",
-			"events", "node syncs are off in observe mode")
-	} else if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
+		log.Info("observe mode: Placement is read, never written; each cycle and node sync reports the drift (engine.mode)")
+	}
+	if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
 		a.close(ctx)
 		return nil, err
 	}
