@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/promrules"
 )
 
 // Observe mode writes nothing, ever, and reports the drift by kind: on
@@ -71,6 +72,12 @@ func TestObserveModeWritesNothingAndReportsDrift(t *testing.T) {
 	if d.metric("rpengine_drift_oldest_seconds") <= 0 {
 		t.Errorf("oldest drift %v s, want it growing", d.metric("rpengine_drift_oldest_seconds"))
 	}
+	// The alert fires on the series the engine exposes, if the drift lasts.
+	scraped, err := promrules.Scrape("http://"+d.addr+"/metrics", "rpengine_drift_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	promrules.Test(t, promrules.Lasting(promrules.Rules(t), scraped, []string{"rpengine_drift_oldest_seconds"}, "RpengineDriftLasting"))
 }
 
 // run --observe is engine.mode = "observe" over a file that says "run":
