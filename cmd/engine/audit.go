@@ -48,7 +48,10 @@ type finding struct {
 type auditReport struct {
 	Nodes    int       `json:"nodes"`
 	Findings []finding `json:"findings"`
-	Errors   []string  `json:"errors,omitempty"`
+	// Paused are the nodes an operator paused (engine pause): not drift,
+	// since nothing is to be written to them, but said, with the reason.
+	Paused []finding `json:"paused,omitempty"`
+	Errors []string  `json:"errors,omitempty"`
 }
 
 // cmdAudit compares the source with Placement and writes nothing: it
@@ -67,7 +70,7 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 			return fmt.Errorf("%s: %s", e.Kind, e.Message)
 		}
 	}
-	rep := auditReport{Nodes: r.Nodes, Findings: fromPlan(r)}
+	rep := auditReport{Nodes: r.Nodes, Findings: fromPlan(r), Paused: pausedIn(r)}
 	for _, e := range r.Errors {
 		switch e.Kind {
 		case engine.ErrQuarantined, engine.ErrOwned, engine.ErrConflict, engine.ErrInvalidData:
@@ -131,6 +134,17 @@ func fromPlan(r engine.Report) []finding {
 		}
 	}
 	return fs
+}
+
+// pausedIn lists the plan's paused nodes.
+func pausedIn(r engine.Report) []finding {
+	var out []finding
+	for _, o := range r.Outcomes {
+		if o.Kind == engine.KindPaused {
+			out = append(out, finding{Kind: string(o.Kind), Node: o.Node, Name: o.Name, Detail: o.Message})
+		}
+	}
+	return out
 }
 
 // ownedElsewhere turns a missing provider into an ownership conflict
@@ -230,6 +244,9 @@ func (r auditReport) render(out io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Kind, orDash(f.Name), f.Node, f.Detail)
 	}
 	tw.Flush()
+	for _, p := range r.Paused {
+		fmt.Fprintf(out, "paused (not written, not judged): %s %s: %s\n", orDash(p.Name), p.Node, p.Detail)
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(out, "audit: %d nodes, Placement matches the source\n", r.Nodes)
 		return
