@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/rpengine/rpengine/engine"
+	"github.com/rpengine/rpengine/internal/ops"
 )
 
 // Node syncs in observe mode (docs/OBSERVE.md): a notification or the
@@ -49,4 +52,30 @@ func (b *driftBook) updateNodes(asked []string, drift map[string][]string, now t
 	}
 	b.since = b.carried(drift, next, now)
 	b.publish(now)
+}
+
+// list is every drift, oldest first: the status page's table.
+func (b *driftBook) list() []ops.ObservedDrift {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]ops.ObservedDrift, 0, len(b.since))
+	for key, at := range b.since {
+		node, kind, _ := strings.Cut(key, " ")
+		out = append(out, ops.ObservedDrift{Node: node, Kind: kind, Since: at})
+	}
+	slices.SortFunc(out, func(a, b ops.ObservedDrift) int {
+		return cmp.Or(a.Since.Compare(b.Since), cmp.Compare(a.Node, b.Node), cmp.Compare(a.Kind, b.Kind))
+	})
+	return out
+}
+
+// of is node's drifts, as "kind since TIME": explain's.
+func (b *driftBook) of(node string) []string {
+	var out []string
+	for _, d := range b.list() {
+		if d.Node == node {
+			out = append(out, d.Kind+" since "+d.Since.UTC().Format(time.RFC3339))
+		}
+	}
+	return out
 }

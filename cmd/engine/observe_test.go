@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -72,6 +76,7 @@ func TestObserveModeWritesNothingAndReportsDrift(t *testing.T) {
 	if d.metric("rpengine_drift_oldest_seconds") <= 0 {
 		t.Errorf("oldest drift %v s, want it growing", d.metric("rpengine_drift_oldest_seconds"))
 	}
+	observeDriftShown(t, d, cfgObserve, planted)
 	// The alert fires on the series the engine exposes, if the drift lasts.
 	scraped, err := promrules.Scrape("http://"+d.addr+"/metrics", "rpengine_drift_")
 	if err != nil {
@@ -155,5 +160,28 @@ func TestObserveModeOverNovasProviders(t *testing.T) {
 	}
 	if !strings.Contains(d.logs.String(), gone+" no_node since") {
 		t.Errorf("the log does not name the provider of the deleted node %s", gone)
+	}
+}
+
+// observeDriftShown checks the planted drift is on the status page's
+// observe table and in engine explain, with its start.
+func observeDriftShown(t *testing.T, d *runningDaemon, cfg, planted string) {
+	t.Helper()
+	resp, err := http.Get("http://" + d.addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `<tr data-node="`+planted+`" data-kind="reserved">`) ||
+		!strings.Contains(string(page), `<table id="observe-drift" data-total="1">`) {
+		t.Errorf("the status page's observe table does not show %s's reserved drift alone", planted)
+	}
+	b, _ := os.ReadFile(cfg) // explain asks the daemon where it listens
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), `listen = "127.0.0.1:0"`, `listen = "`+d.addr+`"`, 1)), 0o644)
+	var out bytes.Buffer
+	run(context.Background(), []string{"explain", planted, "--config", cfg}, &out, io.Discard)
+	if !strings.Contains(out.String(), "observe mode: drift reserved since ") {
+		t.Errorf("engine explain does not show the drift and its start:\n%s", out.String())
 	}
 }
