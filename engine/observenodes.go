@@ -43,10 +43,7 @@ func (e *Engine) ObserveNodes(ctx context.Context, src NodeReader, uuids []strin
 // and the source did not return, but for ours (reported pending deletion
 // by goneNow): one read of each provider, nothing listed.
 func (c *cycle) strangersAmong(ctx context.Context, missing, ours []string) {
-	s := c.e.pol.Scope
-	if len(s.Shards) > 0 || len(s.ConductorGroups) > 0 {
-		return // as reportStrangers: another scope's node is not told apart
-	}
+	s := c.e.pol.Scope // read_nodes is not scoped: a node not returned is gone, whatever the scope
 	var out []string
 	for _, u := range missing {
 		if slices.Contains(ours, u) {
