@@ -64,13 +64,13 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 	}
 	defer w.close(ctx)
 	src := &recordingSource{Plugin: w.plugin}
-	r := w.engineOver(src, nil, log).Plan(ctx)
+	r, ignore := auditPlan(ctx, w, src, log)
 	for _, e := range r.Errors {
 		if e.Kind == engine.ErrListing || e.Kind == engine.ErrPlugin || e.Kind == engine.ErrCoordination {
 			return fmt.Errorf("%s: %s", e.Kind, e.Message)
 		}
 	}
-	rep := auditReport{Nodes: r.Nodes, Findings: fromPlan(r), Paused: pausedIn(r)}
+	rep := auditReport{Nodes: r.Nodes, Findings: fromPlan(r, ignore), Paused: pausedIn(r)}
 	for _, e := range r.Errors {
 		switch e.Kind {
 		case engine.ErrQuarantined, engine.ErrOwned, engine.ErrConflict, engine.ErrInvalidData:
@@ -101,8 +101,21 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 	return nil
 }
 
-// fromPlan turns the plan's outcomes and writes into findings.
-func fromPlan(r engine.Report) []finding {
+// auditPlan is the plan audit judges from. In observe mode it is the
+// observe cycle's (the providers of deleted nodes no engine owns too),
+// and ignore lists the engine's own marks, which are not drift there
+// (driftOf, observe.go).
+func auditPlan(ctx context.Context, w *assembly, src *recordingSource, log *slog.Logger) (engine.Report, []string) {
+	eng := w.engineOver(src, nil, log)
+	if w.cfg.Engine.Mode != "observe" {
+		return eng.Plan(ctx), nil
+	}
+	return eng.Observe(ctx), append([]string{ownerTrait(w.cfg)}, w.cfg.Provider.MarkerTraits...)
+}
+
+// fromPlan turns the plan's outcomes and writes into findings; a traits
+// change that only adds ignored traits is none.
+func fromPlan(r engine.Report, ignore []string) []finding {
 	var fs []finding
 	add := func(o engine.Outcome, kind, detail string) {
 		fs = append(fs, finding{Kind: kind, Node: o.Node, Name: o.Name, Detail: detail})
@@ -115,7 +128,9 @@ func fromPlan(r engine.Report) []finding {
 			add(o, driftNoProvider, "the source lists it; Placement has no provider")
 		case engine.KindUpdated:
 			for _, c := range o.Changes {
-				add(o, changeKind(c), changeText(c))
+				if !onlyAdds(c, ignore) {
+					add(o, changeKind(c), changeText(c))
+				}
 			}
 		case engine.KindKept, engine.KindPendingDeletion, engine.KindDeleted, engine.KindBlocked:
 			add(o, driftNoNode, strings.Trim(string(o.Kind)+" "+detail(o), " "))
@@ -134,6 +149,12 @@ func fromPlan(r engine.Report) []finding {
 		}
 	}
 	return fs
+}
+
+// onlyAdds says c is a traits change that only adds traits of ignore.
+func onlyAdds(c engine.Change, ignore []string) bool {
+	return len(ignore) > 0 && c.Field == "traits" && len(c.Removed) == 0 &&
+		!slices.ContainsFunc(c.Added, func(t string) bool { return !slices.Contains(ignore, t) })
 }
 
 // pausedIn lists the plan's paused nodes.

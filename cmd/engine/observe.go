@@ -48,10 +48,9 @@ func driftOf(r engine.Report, ignore []string) map[string][]string {
 			continue
 		}
 		for _, c := range o.Changes {
-			if c.Field == "traits" && len(c.Removed) == 0 && !slices.ContainsFunc(c.Added, func(t string) bool { return !slices.Contains(ignore, t) }) {
-				continue
+			if !onlyAdds(c, ignore) {
+				add(o.Node, observedKind(c))
 			}
-			add(o.Node, observedKind(c))
 		}
 	}
 	return out

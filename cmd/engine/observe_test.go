@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -160,6 +161,25 @@ func TestObserveModeOverNovasProviders(t *testing.T) {
 	}
 	if !strings.Contains(d.logs.String(), gone+" no_node since") {
 		t.Errorf("the log does not name the provider of the deleted node %s", gone)
+	}
+	auditObserving(t, cfg, gone)
+}
+
+// auditObserving checks engine audit in observe mode finds what observe
+// mode reports over nova's providers: the one provider of a deleted
+// node, not the marks a run would add.
+func auditObserving(t *testing.T, cfg, gone string) {
+	t.Helper()
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), `interval = "20ms"`, "interval = \"20ms\"\nmode = \"observe\"", 1)), 0o644)
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"audit", "--json", "--config", cfg}, &out, io.Discard)
+	var rep auditReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("audit --json (exit %d): %v: %s", code, err, out.String())
+	}
+	if code != 3 || len(rep.Findings) != 1 || rep.Findings[0].Kind != driftNoNode || rep.Findings[0].Node != gone {
+		t.Fatalf("audit in observe mode: exit %d, findings %+v; want 3 and %s no_node alone", code, rep.Findings, gone)
 	}
 }
 
