@@ -103,6 +103,27 @@ func TestRunObserveFlagOverridesTheFile(t *testing.T) {
 	if got := d.metric(`rpengine_drift_nodes{kind="no_provider"}`); got != 12 {
 		t.Fatalf("drift no_provider %v on an empty Placement, want 12", got)
 	}
+	// Capacity and the node table come from observe mode's cycles too.
+	capacity, err := promrules.Scrape("http://"+d.addr+"/metrics", "rpengine_capacity_nodes{")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, s := range capacity {
+		sum += s.Value
+	}
+	if sum != 12 {
+		t.Errorf("rpengine_capacity_nodes sums to %v in observe mode, want the 12 nodes", sum)
+	}
+	resp, err := http.Get("http://" + d.addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `<table id="capacity">`) || !strings.Contains(string(page), `data-total="12"`) {
+		t.Errorf("the status page in observe mode lacks the capacity table or the 12 nodes' table")
+	}
 	d.stop()
 	for _, observe := range []bool{false, true} {
 		c, err := loadRunConfig(cfg, observe)
