@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpengine/rpengine/internal/testing/promrules"
 	"github.com/rpengine/rpengine/internal/testing/testenv"
 )
 
@@ -18,8 +19,10 @@ import (
 // is no drift; five drifts planted in Placement behind nova's back (a
 // maintenance node unreserved, a provider deleted, a node deleted from
 // Ironic whose provider stays, a wrong class, an instance's node
-// unreserved) are each reported within one cycle, by node and kind; the
-// engine sends Placement no PUT, POST or DELETE across 10 cycles.
+// unreserved) are each reported within one cycle, by node and kind, and
+// RpengineDriftLasting's promtool test, fed the scraped rpengine_drift_*
+// series, fires if they last; the engine sends Placement no PUT, POST or
+// DELETE across 10 cycles.
 //
 // `make test-nova` runs it (RPENGINE_NOVA_E2E=1), and CI does.
 func TestNovaObserve(t *testing.T) {
@@ -51,11 +54,18 @@ func TestNovaObserve(t *testing.T) {
 			t.Errorf("the log does not name the planted drift %q", p)
 		}
 	}
+	// The alert's promtool test, on the series the engine exposes while
+	// the planted drifts last.
+	scraped, err := promrules.Scrape(d.metrics, "rpengine_drift_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	promrules.Test(t, promrules.Lasting(promrules.Rules(t), scraped, []string{"rpengine_drift_oldest_seconds"}, "RpengineDriftLasting"))
 	d.cycles(t, 10)
 	if ws := r.engW.take(); len(ws) > 0 {
 		t.Fatalf("observe mode wrote to Placement: %v", ws)
 	}
-	t.Logf("FIGURE observe beside nova: 5 planted drifts reported within one cycle, by node and kind; 0 engine writes in %v cycles", d.metric(`rpengine_cycles_total{outcome="ok"}`))
+	t.Logf("FIGURE observe beside nova: 5 planted drifts reported within one cycle, by node and kind, RpengineDriftLasting fires on them (promtool); 0 engine writes in %v cycles", d.metric(`rpengine_cycles_total{outcome="ok"}`))
 }
 
 // plantDrifts changes Placement and Ironic behind nova's back and returns

@@ -102,7 +102,7 @@ func (e *Engine) newPlan() *cycle {
 }
 
 func (c *cycle) run(ctx context.Context, r run) Report {
-	c.e.emit(CycleStarted{At: c.start, Plan: c.dry})
+	c.e.emit(CycleStarted{At: c.start, Plan: c.dry, Observe: c.strangers})
 	defer c.release()
 	c.sweep(ctx, r)
 	return c.finish()

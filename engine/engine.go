@@ -92,6 +92,9 @@ type Engine struct {
 	rec   *record.Keeper // the ownership record: the state file, and the shared store with [coord] (recordshare.go)
 	spare spareDesired   // the last cycle's desired list, for the next (desired.go)
 	order order          // node syncs beside a full cycle (order.go)
+	// observe mode, scoped: the source's answers about providers of
+	// unlisted nodes no engine owns (strangers_scoped.go)
+	strangers strangerBook
 }
 
 // OwnerTraitPrefix starts every engine's owner marker trait.

@@ -25,10 +25,13 @@ func (f ObserverFunc) Observe(e Event) { f(e) }
 type Event interface{ event() }
 
 // CycleStarted opens a cycle. Plan says it is a plan (Engine.Plan),
-// which writes nothing.
+// which writes nothing; Observe that it is observe mode's cycle
+// (Engine.Observe): a plan that is the daemon's cycle, whose outcomes
+// the status page shows as a cycle's.
 type CycleStarted struct {
-	At   time.Time
-	Plan bool
+	At      time.Time
+	Plan    bool
+	Observe bool
 }
 
 // Listed reports one listing: What is "nodes", "instances" (the plugin)

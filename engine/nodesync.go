@@ -192,7 +192,7 @@ func (c *cycle) finishNodeSync(r *NodeSyncReport) {
 	r.PlacementRequests = c.e.pc.TakeRequests()
 	r.Outcomes = c.results.take()
 	for _, o := range r.Outcomes {
-		if o.Kind == KindCreated || o.Kind == KindUpdated {
+		if !c.dry && (o.Kind == KindCreated || o.Kind == KindUpdated) { // observe mode: planned only
 			r.Written = append(r.Written, o.Node)
 		}
 	}

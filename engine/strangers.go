@@ -29,13 +29,10 @@ func (e *Engine) Observe(ctx context.Context) Report {
 // reportStrangers lists every provider (one request) and reports the
 // root providers named by their uuid whose node the source does not list
 // and that are not this engine's (ours). A scope by shard or conductor
-// group cannot tell another scope's node from a deleted one: it reports
-// none.
+// group cannot tell another scope's node from a deleted one by the
+// listing: the source's proof of deletion tells (provenStrangers).
 func (c *cycle) reportStrangers(ctx context.Context, nodes listedNodes, ours map[string]placement.Generation) {
 	s := c.e.pol.Scope
-	if len(s.Shards) > 0 || len(s.ConductorGroups) > 0 {
-		return
-	}
 	ps, err := c.e.pc.ListProviders(ctx, nil)
 	if err != nil {
 		c.warn(fmt.Sprintf("providers of unlisted nodes owned by no engine not looked for: %v", err))
@@ -48,7 +45,10 @@ func (c *cycle) reportStrangers(ctx context.Context, nodes listedNodes, ours map
 		if _, mine := ours[u]; mine || p.Name != p.UUID || p.ParentUUID != nil || listed[u] || !s.HoldsPartitionOf(u) {
 			continue
 		}
-		out = append(out, p.UUID)
+		out = append(out, u)
+	}
+	if len(s.Shards) > 0 || len(s.ConductorGroups) > 0 {
+		out = c.provenStrangers(ctx, out)
 	}
 	c.kept(out, ReasonUnowned, "a provider named as a node the source does not list, and not this engine's "+
 		"(nova-compute's?): its node is gone; observe mode reports it, nothing writes it")

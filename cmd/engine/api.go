@@ -72,7 +72,11 @@ func (p *daemonPlan) Report(node string) (any, error) {
 }
 
 func (p *daemonPlan) Explain(ctx context.Context, node string) (any, error) {
-	return explain(ctx, node, p.r, p.w.eng, p.src, p.w.assembly)
+	x, err := explain(ctx, node, p.r, p.w.eng, p.src, p.w.assembly)
+	if err == nil && p.w.drift != nil {
+		x.Drift = p.w.drift.of(x.Node) // observe mode: since when, which a plan cannot tell
+	}
+	return x, err
 }
 
 // planThrough is the API's Plan: it asks the loop for a plan between

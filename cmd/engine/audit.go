@@ -48,7 +48,10 @@ type finding struct {
 type auditReport struct {
 	Nodes    int       `json:"nodes"`
 	Findings []finding `json:"findings"`
-	Errors   []string  `json:"errors,omitempty"`
+	// Paused are the nodes an operator paused (engine pause): not drift,
+	// since nothing is to be written to them, but said, with the reason.
+	Paused []finding `json:"paused,omitempty"`
+	Errors []string  `json:"errors,omitempty"`
 }
 
 // cmdAudit compares the source with Placement and writes nothing: it
@@ -61,13 +64,13 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 	}
 	defer w.close(ctx)
 	src := &recordingSource{Plugin: w.plugin}
-	r := w.engineOver(src, nil, log).Plan(ctx)
+	r, ignore := auditPlan(ctx, w, src, log)
 	for _, e := range r.Errors {
 		if e.Kind == engine.ErrListing || e.Kind == engine.ErrPlugin || e.Kind == engine.ErrCoordination {
 			return fmt.Errorf("%s: %s", e.Kind, e.Message)
 		}
 	}
-	rep := auditReport{Nodes: r.Nodes, Findings: fromPlan(r)}
+	rep := auditReport{Nodes: r.Nodes, Findings: fromPlan(r, ignore), Paused: pausedIn(r)}
 	for _, e := range r.Errors {
 		switch e.Kind {
 		case engine.ErrQuarantined, engine.ErrOwned, engine.ErrConflict, engine.ErrInvalidData:
@@ -98,8 +101,21 @@ func cmdAudit(ctx context.Context, a args, out printer, log *slog.Logger) error 
 	return nil
 }
 
-// fromPlan turns the plan's outcomes and writes into findings.
-func fromPlan(r engine.Report) []finding {
+// auditPlan is the plan audit judges from. In observe mode it is the
+// observe cycle's (the providers of deleted nodes no engine owns too),
+// and ignore lists the engine's own marks, which are not drift there
+// (driftOf, observe.go).
+func auditPlan(ctx context.Context, w *assembly, src *recordingSource, log *slog.Logger) (engine.Report, []string) {
+	eng := w.engineOver(src, nil, log)
+	if w.cfg.Engine.Mode != "observe" {
+		return eng.Plan(ctx), nil
+	}
+	return eng.Observe(ctx), append([]string{ownerTrait(w.cfg)}, w.cfg.Provider.MarkerTraits...)
+}
+
+// fromPlan turns the plan's outcomes and writes into findings; a traits
+// change that only adds ignored traits is none.
+func fromPlan(r engine.Report, ignore []string) []finding {
 	var fs []finding
 	add := func(o engine.Outcome, kind, detail string) {
 		fs = append(fs, finding{Kind: kind, Node: o.Node, Name: o.Name, Detail: detail})
@@ -112,7 +128,9 @@ func fromPlan(r engine.Report) []finding {
 			add(o, driftNoProvider, "the source lists it; Placement has no provider")
 		case engine.KindUpdated:
 			for _, c := range o.Changes {
-				add(o, changeKind(c), changeText(c))
+				if !onlyAdds(c, ignore) {
+					add(o, changeKind(c), changeText(c))
+				}
 			}
 		case engine.KindKept, engine.KindPendingDeletion, engine.KindDeleted, engine.KindBlocked:
 			add(o, driftNoNode, strings.Trim(string(o.Kind)+" "+detail(o), " "))
@@ -131,6 +149,23 @@ func fromPlan(r engine.Report) []finding {
 		}
 	}
 	return fs
+}
+
+// onlyAdds says c is a traits change that only adds traits of ignore.
+func onlyAdds(c engine.Change, ignore []string) bool {
+	return len(ignore) > 0 && c.Field == "traits" && len(c.Removed) == 0 &&
+		!slices.ContainsFunc(c.Added, func(t string) bool { return !slices.Contains(ignore, t) })
+}
+
+// pausedIn lists the plan's paused nodes.
+func pausedIn(r engine.Report) []finding {
+	var out []finding
+	for _, o := range r.Outcomes {
+		if o.Kind == engine.KindPaused {
+			out = append(out, finding{Kind: string(o.Kind), Node: o.Node, Name: o.Name, Detail: o.Message})
+		}
+	}
+	return out
 }
 
 // ownedElsewhere turns a missing provider into an ownership conflict
@@ -230,6 +265,9 @@ func (r auditReport) render(out io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Kind, orDash(f.Name), f.Node, f.Detail)
 	}
 	tw.Flush()
+	for _, p := range r.Paused {
+		fmt.Fprintf(out, "paused (not written, not judged): %s %s: %s\n", orDash(p.Name), p.Node, p.Detail)
+	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(out, "audit: %d nodes, Placement matches the source\n", r.Nodes)
 		return

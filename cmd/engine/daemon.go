@@ -67,11 +67,13 @@ func loadSetup(ctx context.Context, path string, observe bool, log *slog.Logger,
 	}
 	pi := a.plugin.Info()
 	w := &daemonSetup{assembly: a, level: level, log: log}
+	o.WatchDrift(nil)
 	if cfg.Engine.Mode == "observe" {
 		w.drift = driftBookFor(o)
-		log.Info("observe mode: Placement is read, never written; each cycle reports the drift (engine.mode)",
-			"events", "node syncs are off in observe mode")
-	} else if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
+		o.WatchDrift(w.drift.list)
+		log.Info("observe mode: Placement is read, never written; each cycle and node sync reports the drift (engine.mode)")
+	}
+	if w.ev, err = startEvents(ctx, cfg, a, o, log); err != nil {
 		a.close(ctx)
 		return nil, err
 	}

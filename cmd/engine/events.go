@@ -142,7 +142,7 @@ func (w *daemonSetup) NodeSync(ctx context.Context, b events.Batch) string {
 	}
 	var why string
 	if len(uuids) > 0 {
-		r := w.eng.SyncNodes(ctx, ev.reader, uuids)
+		r := w.syncNodes(ctx, ev.reader, uuids) // observe_sync.go
 		ev.synced(r, stamps)
 		why = r.FullCycle
 	}
@@ -368,7 +368,7 @@ func (w *daemonSetup) FollowUp(r engine.Report) time.Duration {
 	if r.TakeOverLeft > 0 { // left for a waiting node sync: take the rest over next
 		return 100 * time.Millisecond
 	}
-	if w.ev == nil {
+	if w.ev == nil || w.drift != nil { // observe mode: a plan's proofs are never kept
 		return 0
 	}
 	for _, o := range r.Outcomes {

@@ -34,6 +34,9 @@ type explanation struct {
 	Owner    string          `json:"owner,omitempty"` // another engine's owner trait on it
 
 	Zone *zoneView `json:"zone,omitempty"` // the aggregate rule that places it (explain_zone.go)
+	// Drift is, in observe mode, the node's drift by kind and since when
+	// ("reserved since 2026-12-05T18:00:00Z"), as the daemon keeps it.
+	Drift []string `json:"drift,omitempty"`
 }
 
 // providerView is one provider as Placement holds it.

@@ -21,6 +21,9 @@ func (x *explanation) render(out io.Writer) {
 	if x.Outcome.ProofsNeeded > 0 {
 		fmt.Fprintf(out, "  deletion proofs: %d of %d\n", x.Outcome.Proof, x.Outcome.ProofsNeeded)
 	}
+	for _, d := range x.Drift {
+		fmt.Fprintf(out, "  observe mode: drift %s (nothing written)\n", d)
+	}
 	if x.Owner != "" {
 		fmt.Fprintf(out, "  owned by another engine: %s\n", x.Owner)
 	}

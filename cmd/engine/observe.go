@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,10 +48,9 @@ func driftOf(r engine.Report, ignore []string) map[string][]string {
 			continue
 		}
 		for _, c := range o.Changes {
-			if c.Field == "traits" && len(c.Removed) == 0 && !slices.ContainsFunc(c.Added, func(t string) bool { return !slices.Contains(ignore, t) }) {
-				continue
+			if !onlyAdds(c, ignore) {
+				add(o.Node, observedKind(c))
 			}
-			add(o.Node, observedKind(c))
 		}
 	}
 	return out
@@ -100,8 +100,13 @@ func driftBookFor(o *ops.Ops) *driftBook {
 func (b *driftBook) update(drift map[string][]string, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	seen := map[string]time.Time{}
-	counts := map[string]int{}
+	b.since = b.carried(drift, map[string]time.Time{}, now)
+	b.publish(now)
+}
+
+// carried adds to into each (node, kind) of drift, since when it is
+// seen: its start if the book has it, else now.
+func (b *driftBook) carried(drift map[string][]string, into map[string]time.Time, now time.Time) map[string]time.Time {
 	for node, kinds := range drift {
 		for _, k := range kinds {
 			key := node + " " + k
@@ -109,12 +114,18 @@ func (b *driftBook) update(drift map[string][]string, now time.Time) {
 			if !ok {
 				at = now
 			}
-			seen[key], counts[k] = at, counts[k]+1
+			into[key] = at
 		}
 	}
-	b.since = seen
+	return into
+}
+
+// publish sets the series from the book.
+func (b *driftBook) publish(now time.Time) {
+	counts := map[string]int{}
 	var oldest time.Duration
-	for _, at := range seen {
+	for key, at := range b.since {
+		counts[key[strings.IndexByte(key, ' ')+1:]]++
 		oldest = max(oldest, now.Sub(at))
 	}
 	for _, k := range driftKinds {

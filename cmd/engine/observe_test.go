@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/rpengine/rpengine/internal/testing/placementfake"
+	"github.com/rpengine/rpengine/internal/testing/promrules"
 )
 
 // Observe mode writes nothing, ever, and reports the drift by kind: on
@@ -71,6 +77,13 @@ func TestObserveModeWritesNothingAndReportsDrift(t *testing.T) {
 	if d.metric("rpengine_drift_oldest_seconds") <= 0 {
 		t.Errorf("oldest drift %v s, want it growing", d.metric("rpengine_drift_oldest_seconds"))
 	}
+	observeDriftShown(t, d, cfgObserve, planted)
+	// The alert fires on the series the engine exposes, if the drift lasts.
+	scraped, err := promrules.Scrape("http://"+d.addr+"/metrics", "rpengine_drift_")
+	if err != nil {
+		t.Fatal(err)
+	}
+	promrules.Test(t, promrules.Lasting(promrules.Rules(t), scraped, []string{"rpengine_drift_oldest_seconds"}, "RpengineDriftLasting"))
 }
 
 // run --observe is engine.mode = "observe" over a file that says "run":
@@ -89,6 +102,27 @@ func TestRunObserveFlagOverridesTheFile(t *testing.T) {
 	}
 	if got := d.metric(`rpengine_drift_nodes{kind="no_provider"}`); got != 12 {
 		t.Fatalf("drift no_provider %v on an empty Placement, want 12", got)
+	}
+	// Capacity and the node table come from observe mode's cycles too.
+	capacity, err := promrules.Scrape("http://"+d.addr+"/metrics", "rpengine_capacity_nodes{")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, s := range capacity {
+		sum += s.Value
+	}
+	if sum != 12 {
+		t.Errorf("rpengine_capacity_nodes sums to %v in observe mode, want the 12 nodes", sum)
+	}
+	resp, err := http.Get("http://" + d.addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `<table id="capacity">`) || !strings.Contains(string(page), `data-total="12"`) {
+		t.Errorf("the status page in observe mode lacks the capacity table or the 12 nodes' table")
 	}
 	d.stop()
 	for _, observe := range []bool{false, true} {
@@ -148,5 +182,47 @@ func TestObserveModeOverNovasProviders(t *testing.T) {
 	}
 	if !strings.Contains(d.logs.String(), gone+" no_node since") {
 		t.Errorf("the log does not name the provider of the deleted node %s", gone)
+	}
+	auditObserving(t, cfg, gone)
+}
+
+// auditObserving checks engine audit in observe mode finds what observe
+// mode reports over nova's providers: the one provider of a deleted
+// node, not the marks a run would add.
+func auditObserving(t *testing.T, cfg, gone string) {
+	t.Helper()
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), `interval = "20ms"`, "interval = \"20ms\"\nmode = \"observe\"", 1)), 0o644)
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"audit", "--json", "--config", cfg}, &out, io.Discard)
+	var rep auditReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("audit --json (exit %d): %v: %s", code, err, out.String())
+	}
+	if code != 3 || len(rep.Findings) != 1 || rep.Findings[0].Kind != driftNoNode || rep.Findings[0].Node != gone {
+		t.Fatalf("audit in observe mode: exit %d, findings %+v; want 3 and %s no_node alone", code, rep.Findings, gone)
+	}
+}
+
+// observeDriftShown checks the planted drift is on the status page's
+// observe table and in engine explain, with its start.
+func observeDriftShown(t *testing.T, d *runningDaemon, cfg, planted string) {
+	t.Helper()
+	resp, err := http.Get("http://" + d.addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(page), `<tr data-node="`+planted+`" data-kind="reserved">`) ||
+		!strings.Contains(string(page), `<table id="observe-drift" data-total="1">`) {
+		t.Errorf("the status page's observe table does not show %s's reserved drift alone", planted)
+	}
+	b, _ := os.ReadFile(cfg) // explain asks the daemon where it listens
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), `listen = "127.0.0.1:0"`, `listen = "`+d.addr+`"`, 1)), 0o644)
+	var out bytes.Buffer
+	run(context.Background(), []string{"explain", planted, "--config", cfg}, &out, io.Discard)
+	if !strings.Contains(out.String(), "observe mode: drift reserved since ") {
+		t.Errorf("engine explain does not show the drift and its start:\n%s", out.String())
 	}
 }

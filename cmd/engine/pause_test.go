@@ -64,6 +64,7 @@ func TestPauseThroughTheDaemon(t *testing.T) {
 	if d.metric("rpengine_paused_nodes") != 1 || d.metric("rpengine_pauses_overdue") != 0 {
 		t.Fatalf("metrics: paused %v overdue %v", d.metric("rpengine_paused_nodes"), d.metric("rpengine_pauses_overdue"))
 	}
+	pauseShown(t, d, cfg, node, "ratio raised by hand")
 	verb("resume", node)
 	d.waitFor("the rules again", func() bool { p, _ := fake.Provider(node); return p.Inventories[class].Reserved == 0 })
 	// By name: the daemon finds the one node of that name in the listing.

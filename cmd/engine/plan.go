@@ -98,6 +98,7 @@ var planGroups = []struct {
 	{engine.KindConflict, "!", "conflict", "in conflict"},
 	{engine.KindFailed, "!", "failed", "failed"},
 	{engine.KindDeferred, "?", "deferred", "deferred"},
+	{engine.KindPaused, "|", "paused", "paused"},
 	{engine.KindKept, " ", "kept", "kept"},
 	{engine.KindUnchanged, "", "unchanged", "unchanged"},
 }

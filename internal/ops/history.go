@@ -84,11 +84,12 @@ func (d *drift) take() ([]DriftRow, int) {
 
 // Observe is engine.Observer: the outcomes, listings and writes of the
 // cycle under way become the node table and its drift rows. Plans are
-// ignored.
+// ignored, but observe mode's cycles: they are the daemon's.
 func (o *Ops) Observe(ev engine.Event) {
 	if start, ok := ev.(engine.CycleStarted); ok {
-		o.planning.Store(start.Plan)
-		if !start.Plan {
+		plan := start.Plan && !start.Observe
+		o.planning.Store(plan)
+		if !plan {
 			o.nodes.started()
 		}
 		return

@@ -45,19 +45,20 @@ type Ops struct {
 	// events the page ignores.
 	planning atomic.Bool
 
-	mu       sync.Mutex
-	info     Info
-	cycles   []Cycle // oldest first, at most info.History
-	running  bool
-	done     int
-	total    int
-	lastLog  time.Time // of progress, or the cycle's start
-	logged   bool      // a progress line was logged this cycle
-	reloadOK bool
-	reload   string // the last reload's result
-	bus      bus    // the event source, if any (bus.go)
-	finished int    // cycles recorded since start
-	api      apiState
+	mu        sync.Mutex
+	info      Info
+	cycles    []Cycle // oldest first, at most info.History
+	running   bool
+	done      int
+	total     int
+	lastLog   time.Time // of progress, or the cycle's start
+	logged    bool      // a progress line was logged this cycle
+	reloadOK  bool
+	reload    string    // the last reload's result
+	bus       bus       // the event source, if any (bus.go)
+	observing observing // observe mode's drift, if observing (observe.go)
+	finished  int       // cycles recorded since start
+	api       apiState
 	// capacityRows: the last cycle's capacity table (capacity.go).
 	capacityRows []CapacityRow
 	// allocBusy: one node page at a time reads Placement (allocations.go).
@@ -215,9 +216,10 @@ type Status struct {
 	Done, Total   int
 	Reload        string
 	ReloadOK      bool
-	Cycles        []Cycle      // newest first
-	Failing       []Dependency // the outside services failing now
-	Bus           *BusState    // nil without [events]
+	Cycles        []Cycle       // newest first
+	Failing       []Dependency  // the outside services failing now
+	Bus           *BusState     // nil without [events]
+	Observe       *ObserveState // nil but in observe mode
 	Capacity      []CapacityRow
 }
 
@@ -228,6 +230,7 @@ func (o *Ops) Snapshot() Status {
 	s.Healthy, s.HealthyReason = o.Healthy()
 	s.Failing = o.Failing()
 	s.Bus = o.busState()
+	s.Observe = o.observeState()
 	s.Capacity = o.Capacity()
 	o.mu.Lock()
 	defer o.mu.Unlock()
