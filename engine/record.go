@@ -76,6 +76,7 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 			}
 			if j >= 0 {
 				s.providers.slots[j].k = k
+				s.providers.changed.note(d.UUID)
 			} else {
 				j = s.providers.put(d.UUID, k)
 			}
