@@ -136,3 +136,30 @@ func TestDecodeFloorRow(t *testing.T) {
 		t.Fatalf("%+v", rows)
 	}
 }
+
+// The node sync's metric is a row against 5 ms, stamped with its run; a
+// run over it is NO.
+func TestNodeSyncRows(t *testing.T) {
+	row := func(values ...string) []Stamped {
+		out := "# run 2026-12-05 18:20, load 15.2: go test ./engine/\n"
+		for _, v := range values {
+			out += "BenchmarkNodeSync100k-2   30   2177865 ns/op   " + v + " cpu-ms/sync\n"
+		}
+		ms, err := ParseGoBench(strings.NewReader(out + "ok  \tgithub.com/rpengine/rpengine/engine\t80s\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(MissingRows(ms)) != len(Expected)-1 {
+			t.Errorf("the node sync's row counted as missing: %+v", MissingRows(ms))
+		}
+		return NodeSyncRows(ms)
+	}
+	met := row("0.85", "0.91", "1.10")
+	if len(met) != 1 || met[0].Met != "yes" || met[0].Goal != "≤ 5 ms" || met[0].Fleet != "engine `BenchmarkNodeSync100k`" ||
+		met[0].Value != "0.85 / 0.91 / 1.10 ms" || met[0].At != "2026-12-05 18:20, load 15.2" {
+		t.Fatalf("rows %+v", met)
+	}
+	if rows := row("0.85", "409.1"); rows[0].Met != "NO" {
+		t.Fatalf("a sync of 409 ms: %+v", rows)
+	}
+}
