@@ -77,6 +77,16 @@ func (e *entries) put(uuid string, k known) int32 {
 	return i
 }
 
+// putAt is put for uuid, found at slot j already (-1: not found).
+func (e *entries) putAt(j int32, uuid string, k known) int32 {
+	if j < 0 {
+		return e.put(uuid, k)
+	}
+	e.slots[j].k = k
+	e.changed.note(uuid)
+	return j
+}
+
 // reserve makes room for n entries in all, in one piece: a first cycle
 // adds every provider, and appending them one by one would copy the
 // slots a dozen times and leave a quarter of them spare.
