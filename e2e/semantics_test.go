@@ -108,4 +108,8 @@ func copyState(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	os.WriteFile(strings.TrimSuffix(to, "config.toml")+"state.json", b, 0o644)
+	// A few changes since the file was written are in its journal.
+	if j, err := os.ReadFile(strings.TrimSuffix(from, "config.toml") + "state.json.journal"); err == nil {
+		os.WriteFile(strings.TrimSuffix(to, "config.toml")+"state.json.journal", j, 0o644)
+	}
 }

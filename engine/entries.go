@@ -18,6 +18,9 @@ type entries struct {
 	index map[string]int32
 	slots []slot
 	free  []int32 // removed entries' slots, reused
+	// changed, while tracked, is what a journal line must carry
+	// (statejournal.go).
+	changed changes
 }
 
 // slot is one provider's entry, or a free one (live false: a uuid may
@@ -58,6 +61,7 @@ func (e *entries) at(hint int32, uuid string) int32 {
 
 // put sets uuid's entry to k and returns its slot.
 func (e *entries) put(uuid string, k known) int32 {
+	e.changed.note(uuid)
 	if i, ok := e.index[uuid]; ok {
 		e.slots[i].k = k
 		return i
@@ -71,6 +75,16 @@ func (e *entries) put(uuid string, k known) int32 {
 	}
 	e.index[uuid] = i
 	return i
+}
+
+// putAt is put for uuid, found at slot j already (-1: not found).
+func (e *entries) putAt(j int32, uuid string, k known) int32 {
+	if j < 0 {
+		return e.put(uuid, k)
+	}
+	e.slots[j].k = k
+	e.changed.note(uuid)
+	return j
 }
 
 // reserve makes room for n entries in all, in one piece: a first cycle
@@ -87,6 +101,7 @@ func (e *entries) reserve(n int) {
 // live ones are moved together: a fleet cut from 100,000 providers to a
 // few must not keep 26 MB of empty slots.
 func (e *entries) remove(uuid string) {
+	e.changed.note(uuid)
 	if i, ok := e.index[uuid]; ok {
 		delete(e.index, uuid)
 		e.slots[i] = slot{}

@@ -74,11 +74,7 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 			if s.shared != nil {
 				s.shared[d.UUID] = struct{}{}
 			}
-			if j >= 0 {
-				s.providers.slots[j].k = k
-			} else {
-				j = s.providers.put(d.UUID, k)
-			}
+			j = s.providers.putAt(j, d.UUID, k)
 			s.writes++
 			changed = true
 		}

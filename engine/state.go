@@ -69,6 +69,7 @@ type State struct {
 	mu        sync.Mutex
 	saving    sync.Mutex // one Save at a time: they share the temporary file
 	providers entries    // entries.go
+	jr        journal    // the file's journal (statejournal.go)
 	// hints is, for each desired provider of the last whole cycle, by
 	// index, the slot intend found it at (entries.at).
 	hints []int32
@@ -114,6 +115,11 @@ type stateFile struct {
 	Providers    map[string]known  `json:"providers"`
 	Microversion string            `json:"microversion,omitempty"`
 	Holds        map[string]string `json:"holds,omitempty"`
+	// Journal names this whole file; the journal's lines that carry it
+	// apply on top of it (statejournal.go). A journal line also lists the
+	// providers it forgets (Gone).
+	Journal int64    `json:"journal,omitempty"`
+	Gone    []string `json:"gone,omitempty"`
 }
 
 // ErrStateUnusable means the state file cannot hold the ownership record
@@ -148,7 +154,9 @@ func LoadState(path, key string, also ...string) (*State, error) {
 	if err := lockState(path); err != nil {
 		return s, err
 	}
-	return s, s.read(path, also)
+	err := s.read(path, also)
+	s.providers.changed.on = true // what the next save's journal line carries
+	return s, err
 }
 
 // SnapshotState reads the state at path without taking its lock, for a
@@ -160,7 +168,7 @@ func SnapshotState(path, key string, also ...string) (*State, error) {
 	if path == "" {
 		return s, nil
 	}
-	return s, s.read(path, also)
+	return snapshot(path, key, also)
 }
 
 // read loads the file at path into s, which has only its key yet.
@@ -184,17 +192,23 @@ func (s *State) read(path string, also []string) error {
 	if f.Version != stateVersion || f.Key != key && !slices.Contains(also, f.Key) {
 		return fmt.Errorf("state file %s belongs to %q (version %d), not %q: starting cold", path, f.Key, f.Version, key)
 	}
+	base := int64(0)
+	if fi, err := file.Stat(); err == nil {
+		base = fi.Size()
+	}
+	jerr := s.readJournal(path, &es, &f, base)
 	s.providers = es
 	for _, k := range es.all() {
 		s.recount(k, 1)
 	}
 	s.round, s.version, s.holds = f.Round, f.Microversion, f.Holds
-	return nil
+	return jerr
 }
 
-// Save writes the state durably (temp file, fsync, rename, fsync of the
-// directory), and only if something changed: an idle cycle at 10,000
-// nodes would rewrite 3 MB.
+// Save writes the state durably, and only if something changed: an idle
+// cycle at 10,000 nodes would rewrite 3 MB. A few changed providers are
+// appended to the journal (statejournal.go); else the whole file is
+// written (temp file, fsync, rename, fsync of the directory).
 func (s *State) Save() error {
 	s.saving.Lock()
 	defer s.saving.Unlock()
@@ -204,10 +218,36 @@ func (s *State) Save() error {
 		return nil
 	}
 	s.dirty = false
+	var err error
+	if s.appendable() {
+		var line []byte
+		line, err = s.journalLine()
+		s.mu.Unlock()
+		if err == nil {
+			err = s.appendJournal(line)
+		}
+	} else {
+		err = s.saveWhole() // unlocks s.mu once the file is written
+	}
+	if err != nil {
+		s.mu.Lock()
+		s.dirty, s.jr.whole = true, true // try again next time, whole
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// saveWhole writes every provider to a new file, with a new id that voids
+// the journal's lines; called under s.mu, which it releases.
+func (s *State) saveWhole() error {
+	epoch, holds := newEpoch(s.jr.epoch), maps.Clone(s.holds)
+	s.providers.changed.reset()
 	f, err := s.create()
+	w := &countWriter{w: f}
 	if err == nil {
 		// Streamed under the lock (statesave.go): no copy of the whole file.
-		if err = encodeEntries(f, stateFile{stateVersion, s.key, s.round, nil, s.version, s.holds}, &s.providers); err != nil {
+		f := stateFile{Version: stateVersion, Key: s.key, Round: s.round, Microversion: s.version, Holds: s.holds, Journal: epoch}
+		if err = encodeEntries(w, f, &s.providers); err != nil {
 			err = fmt.Errorf("write state: %w", err)
 		}
 	}
@@ -218,11 +258,13 @@ func (s *State) Save() error {
 		f.Close()
 	}
 	if err != nil {
-		s.mu.Lock()
-		s.dirty = true // try again next time
-		s.mu.Unlock()
+		return err
 	}
-	return err
+	s.jr = journal{epoch: epoch, base: w.n, holds: holds}
+	// The journal's lines name the file before: void now, so removed (an
+	// error leaves them void).
+	os.Remove(journalPath(s.path))
+	return nil
 }
 
 // create opens the temporary file a Save writes before its rename.

@@ -52,6 +52,10 @@ func readStateInto(r io.Reader, es *entries) (stateFile, error) {
 			f.Providers, err = readProviders(dec, es)
 		case "holds":
 			err = readInto(dec, &f.Holds)
+		case "journal":
+			err = readInto(dec, &f.Journal)
+		case "gone":
+			err = readInto(dec, &f.Gone)
 		case "version", "key", "round", "microversion":
 			err = readInto(dec, topField(&f, name))
 		default:

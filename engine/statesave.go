@@ -40,6 +40,14 @@ func encodeWith(w io.Writer, f stateFile, providers func(*stateEncoder)) error {
 		e.raw(`,"holds":`)
 		e.value(f.Holds)
 	}
+	if f.Journal != 0 {
+		e.raw(`,"journal":`)
+		e.value(f.Journal)
+	}
+	if len(f.Gone) > 0 {
+		e.raw(`,"gone":`)
+		e.value(f.Gone)
+	}
 	e.raw("}")
 	if e.err != nil {
 		return e.err

@@ -46,6 +46,16 @@ echo '```'
 mark "RPENGINE_PLUGIN_DIR=\$PWD/build/plugins go test -run '^\$' -bench '$benches' -benchtime 1x -count $rounds ./plugins/vmware"
 RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench "$benches" -benchtime 1x -count $rounds -timeout 60m ./plugins/vmware 2>&1 | grep -E '^(Benchmark|ok|FAIL|---|    )' || true
 echo '```'
+# One changed node synced at 100,000 providers (engine CPU, the state
+# saved): the row against its goal of 5 ms (cmd/rpbench -gobench). The
+# cold cycle that creates the providers first takes about a minute.
+echo
+echo "One node sync at 100,000 providers (engine/nodesync_bench_test.go; goal <= 5 ms engine CPU):"
+echo
+echo '```'
+mark "go test -run '^\$' -bench NodeSync100k -benchtime 30x -count 1 ./engine/"
+go test -run '^$' -bench NodeSync100k -benchtime 30x -count 1 -timeout 30m ./engine/ 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo '```'
 # The take-over of a departed peer's providers (docs/SCALEOUT.md):
 # requests per provider taken over and wall time, with and without the
 # shared record; a restart beside another owner's providers; and the

@@ -2,9 +2,7 @@ package record
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"sync"
 
@@ -87,6 +85,17 @@ type plan struct {
 	mu     sync.Mutex
 	order  []string // nodes, in the order of their first write
 	byNode map[string][]Write
+	taken  taken
+}
+
+// taken is every provider's uuid and name, listed once at a plan's first
+// create: a create's collisions are then looked up, not asked for (two
+// GETs per provider, 2,000 at 1,000 nodes, where the cycle it predicts
+// reads 6 times in all).
+type taken struct {
+	mu           sync.Mutex
+	listed       bool
+	uuids, names map[string]struct{}
 }
 
 func (p *plan) record(w Write) {
@@ -133,18 +142,24 @@ func (p *plan) wouldCollide(ctx context.Context, uuid, name string) error {
 	if p.pc == nil {
 		return nil
 	}
-	_, err := p.pc.GetProvider(ctx, uuid)
-	if err == nil {
+	t := &p.taken
+	t.mu.Lock() // the other creates wait for the one listing
+	defer t.mu.Unlock()
+	if !t.listed {
+		all, err := p.pc.ListProviders(ctx, nil)
+		if err != nil {
+			return err // listed again at the next create, as a GET was sent again
+		}
+		t.uuids, t.names = make(map[string]struct{}, len(all)), make(map[string]struct{}, len(all))
+		for _, rp := range all {
+			t.uuids[rp.UUID], t.names[rp.Name] = struct{}{}, struct{}{}
+		}
+		t.listed = true
+	}
+	if _, ok := t.uuids[uuid]; ok {
 		return fmt.Errorf("provider %s exists: %w", uuid, placement.ErrDuplicateName)
 	}
-	if !errors.Is(err, placement.ErrNotFound) {
-		return err
-	}
-	same, err := p.pc.ListProviders(ctx, url.Values{"name": {name}})
-	if err != nil {
-		return err
-	}
-	if len(same) > 0 {
+	if _, ok := t.names[name]; ok {
 		return fmt.Errorf("provider name %s is taken: %w", name, placement.ErrDuplicateName)
 	}
 	return nil

@@ -183,6 +183,7 @@ var Expected = []struct{ Pkg, Bench, Unit, What string }{
 	{"plugins/ironic", "BenchmarkListNodes10k", "wasm/native", "Ironic plugin, Wasm / native (≤ 1.5×)"},
 	{"plugins/vmware", "BenchmarkList100x20", "wasm/native", "VMware plugin, Wasm / native (≤ 2×)"},
 	{"plugins/ironic/ironic", "BenchmarkConfirmDeleted10k", "ironic-requests/call", "Ironic requests per cycle, 10,000 unlisted nodes of a shrunk scope"},
+	{"engine", "BenchmarkNodeSync100k", "cpu-ms/sync", "engine CPU to sync one changed node at 100,000 providers"},
 }
 
 // MissingRows are NO rows for the Expected benchmarks ms lacks.

@@ -68,7 +68,7 @@ ok  	github.com/rpengine/rpengine/plugins/fake	1.0s
 		t.Errorf("fake rows have a verdict: %+v", rows[:2])
 	}
 	missing := MissingRows(ms)
-	if len(missing) != 2 || !strings.Contains(missing[0].Metric, "Ironic plugin") || !strings.Contains(missing[1].Metric, "Ironic requests") || missing[0].Met != "NO" {
+	if len(missing) != 3 || !strings.Contains(missing[0].Metric, "Ironic plugin") || !strings.Contains(missing[1].Metric, "Ironic requests") || missing[0].Met != "NO" {
 		t.Errorf("missing rows %+v", missing)
 	}
 }
@@ -105,7 +105,7 @@ ok  	github.com/rpengine/rpengine/plugins/vmware	99s
 		rows[1].Value != "1.80× (medians: wasm 90.0 ms, native 50.0 ms)" || !strings.Contains(rows[1].Metric, "CPU") {
 		t.Errorf("rows %+v", rows)
 	}
-	if m := MissingRows(ms); len(m) != 2 {
+	if m := MissingRows(ms); len(m) != len(Expected)-1 {
 		t.Errorf("missing %+v", m)
 	}
 }
@@ -134,5 +134,32 @@ func TestDecodeFloorRow(t *testing.T) {
 	rows := DecodeFloorRow(ms)
 	if len(rows) != 1 || !strings.HasPrefix(rows[0].Value, "2.73×") {
 		t.Fatalf("%+v", rows)
+	}
+}
+
+// The node sync's metric is a row against 5 ms, stamped with its run; a
+// run over it is NO.
+func TestNodeSyncRows(t *testing.T) {
+	row := func(values ...string) []Stamped {
+		out := "# run 2026-12-05 18:20, load 15.2: go test ./engine/\n"
+		for _, v := range values {
+			out += "BenchmarkNodeSync100k-2   30   2177865 ns/op   " + v + " cpu-ms/sync\n"
+		}
+		ms, err := ParseGoBench(strings.NewReader(out + "ok  \tgithub.com/rpengine/rpengine/engine\t80s\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(MissingRows(ms)) != len(Expected)-1 {
+			t.Errorf("the node sync's row counted as missing: %+v", MissingRows(ms))
+		}
+		return NodeSyncRows(ms)
+	}
+	met := row("0.85", "0.91", "1.10")
+	if len(met) != 1 || met[0].Met != "yes" || met[0].Goal != "≤ 5 ms" || met[0].Fleet != "engine `BenchmarkNodeSync100k`" ||
+		met[0].Value != "0.85 / 0.91 / 1.10 ms" || met[0].At != "2026-12-05 18:20, load 15.2" {
+		t.Fatalf("rows %+v", met)
+	}
+	if rows := row("0.85", "409.1"); rows[0].Met != "NO" {
+		t.Fatalf("a sync of 409 ms: %+v", rows)
 	}
 }
