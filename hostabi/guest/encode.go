@@ -85,6 +85,22 @@ func appendNode(b []byte, n *hostabi.Node) ([]byte, bool) {
 	b = flag(b, "retired", n.Retired)
 	b = field(b, "shard", n.Shard)
 	b = field(b, "conductor_group", n.ConductorGroup)
+	b = field(b, "owner", n.Owner)
+	if len(n.Properties) > 0 {
+		b = append(b, `,"properties":{`...)
+		keys := make([]string, 0, len(n.Properties))
+		for k := range n.Properties {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(append(appendString(b, k), ':'), n.Properties[k])
+		}
+		b = append(b, '}')
+	}
 	return append(b, '}'), true
 }
 
