@@ -86,6 +86,26 @@ func TestZonesByShard(t *testing.T) {
 	z.run(t)
 }
 
+// Nodes of two conductor groups in two aggregates: TestZonesByShard's
+// checks, with a conductor serving each group (Ironic refuses a node a
+// group no conductor serves), on the one database.
+func TestZonesByConductorGroup(t *testing.T) {
+	url := placementtest.StartReal(t)
+	ironicURL := ironictest.StartRealGroups(t, "rack-a", "rack-b")
+	c := ironictest.NewClient(t, ironicURL)
+	z := zoneMove{url: url, ironicURL: ironicURL, c: c, groups: map[string][]string{},
+		rules: zoneRulesBy(`conductor_group = "rack-a"`, `conductor_group = "rack-b"`), moved: `conductor_group="rack-b"`}
+	for i := range 4 {
+		g := []string{"rack-a", "rack-b"}[i%2]
+		u := c.Create(t, ironictest.Spec{Name: fmt.Sprintf("zg%d", i), ResourceClass: "baremetal-gold"})
+		c.Set(t, u, "/conductor_group", g)
+		c.Available(t, u)
+		z.groups[g] = append(z.groups[g], u)
+	}
+	z.move = func(u string) { c.Set(t, u, "/conductor_group", "rack-b") }
+	z.run(t)
+}
+
 // zoneMove is a zone test: nodes of two groups ("rack-a", "rack-b",
 // by whatever field rules selects on), and how to move a node of rack-a
 // to rack-b; moved is explain's text of rack-b's rule.
