@@ -1,7 +1,6 @@
 package ironic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -132,19 +131,23 @@ func (w *want) fill(r *guest.Records, i int, n *hostabi.Node) error {
 	if w.owner >= 0 {
 		n.Owner = r.String(i, w.owner)
 	}
-	var objs [2]map[string]json.RawMessage
+	var objs [2]string
 	for o, f := range w.objs {
-		if f < 0 {
-			continue
-		}
-		if raw := r.String(i, f); raw != "" && raw != "null" {
-			if err := json.Unmarshal([]byte(raw), &objs[o]); err != nil {
-				return fmt.Errorf("nodes[%d].%s is not an object", i, objNames[o])
+		if f >= 0 {
+			if objs[o] = r.String(i, f); objs[o] == "null" {
+				objs[o] = ""
 			}
 		}
 	}
 	for _, k := range w.keys {
-		if v, ok := scalar(objs[k.obj][k.key]); ok {
+		if objs[k.obj] == "" {
+			continue
+		}
+		raw, found, ok := member(objs[k.obj], k.key)
+		if !ok {
+			return fmt.Errorf("nodes[%d].%s is not an object", i, objNames[k.obj])
+		}
+		if v, ok := scalar(raw); found && ok {
 			if n.Properties == nil {
 				n.Properties = make(map[string]string, len(w.keys))
 			}
@@ -157,14 +160,15 @@ func (w *want) fill(r *guest.Records, i int, n *hostabi.Node) error {
 // scalar is a property's value as a rule compares it: a string as is, a
 // number or a bool as its JSON text; null, an object or an array (and
 // an absent key) is no value.
-func scalar(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
+func scalar(raw string) (string, bool) {
 	switch {
-	case len(raw) == 0 || raw[0] == '{' || raw[0] == '[' || string(raw) == "null":
+	case raw == "" || raw[0] == '{' || raw[0] == '[' || raw == "null":
 		return "", false
+	case raw[0] == '"' && strings.IndexByte(raw, '\\') < 0:
+		return raw[1 : len(raw)-1], true
 	case raw[0] == '"':
 		var s string
-		return s, json.Unmarshal(raw, &s) == nil
+		return s, json.Unmarshal([]byte(raw), &s) == nil
 	}
-	return string(raw), true
+	return raw, true
 }
