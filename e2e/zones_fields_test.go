@@ -12,7 +12,8 @@ import (
 // rule (az-a) before a property rule (az-b, Ironic's properties.rack).
 // A node of both is az-a's (first match), a node with the key only in
 // extra is in neither. A node moved by giving it the rack and then
-// another owner is az-b's after one cycle, never in neither zone or
+// another owner is az-b's after a node sync (`engine once --node`: the
+// node read carries the fields a listing does), never in neither zone or
 // both on the way (TestZonesByShard's checks, nova's query included).
 func TestZonesByOwnerAndProperty(t *testing.T) {
 	url := placementtest.StartReal(t)
@@ -20,7 +21,7 @@ func TestZonesByOwnerAndProperty(t *testing.T) {
 	c := ironictest.NewClient(t, ironicURL)
 	z := zoneMove{url: url, ironicURL: ironicURL, c: c, groups: map[string][]string{},
 		rules: zoneRulesBy(`owner = "tenant-a"`, "property = \"properties.rack\"\nvalue = \"r12\""),
-		moved: `properties.rack="r12"`}
+		moved: `properties.rack="r12"`, nodeSync: true}
 	for i, set := range []map[string]any{
 		{"/owner": "tenant-a"},
 		{"/properties/rack": "r12", "/owner": "tenant-b"},

@@ -115,13 +115,17 @@ type zoneMove struct {
 	groups         map[string][]string
 	rules, moved   string
 	move           func(uuid string)
+	// nodeSync moves the node by `engine once --node` (read_nodes, as the
+	// daemon's event syncs read), not by a full cycle.
+	nodeSync bool
 }
 
 // run reconciles the nodes with the rules and checks, with the real
 // Placement's allocation candidates and nova's own query, that each
 // zone holds exactly its group's nodes; then moves the first node of
 // rack-a with a poller watching, and checks it answers az-b's query
-// after one cycle and was in neither zone, or both, at no time.
+// after one cycle (or node sync) and was in neither zone, or both, at no
+// time.
 func (z zoneMove) run(t *testing.T) {
 	t.Helper()
 	plugin := plugintest.Build(t, "plugins/ironic")
@@ -143,7 +147,13 @@ func (z zoneMove) run(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); seen.poll(t, z.url, moved, stop) }()
-	once(t, cfg)
+	if z.nodeSync {
+		if res := runEngine(t, "once", "--config", cfg, "--node", moved); res.code != 0 || !strings.Contains(res.stderr, "read_nodes") {
+			t.Errorf("once --node: exit %d, not by read_nodes:\n%s", res.code, res.stderr)
+		}
+	} else {
+		once(t, cfg)
+	}
 	close(stop)
 	wg.Wait()
 	if bad := seen.bad.Load(); bad != nil {
