@@ -24,7 +24,14 @@ type AggregateRule struct {
 	// ResourceClass matches the node's class as normalised
 	// ("baremetal-gold" and "BAREMETAL_GOLD" are the same class).
 	ResourceClass *string
-	Aggregates    []string
+	// Owner matches the node's owner exactly (Ironic's owner: a project).
+	Owner *string
+	// Property names a node property in the source's terms (the Ironic
+	// plugin reads "properties.<key>" and "extra.<key>"); Value is the
+	// value it must have, exactly. Both or neither (config checks it).
+	Property   string
+	Value      *string
+	Aggregates []string
 }
 
 // AggregateRules are the rules in the order written. The first rule that
@@ -56,7 +63,7 @@ func (rs AggregateRules) match(n *hostabi.Node, classes []string, norm func(stri
 		if r.ConductorGroup != nil && !strings.EqualFold(*r.ConductorGroup, n.ConductorGroup) {
 			continue
 		}
-		if r.Shard != nil && *r.Shard != n.Shard {
+		if r.Shard != nil && *r.Shard != n.Shard || !r.ownedAndValued(n) {
 			continue
 		}
 		if r.ResourceClass != nil {
@@ -81,6 +88,34 @@ func (rs AggregateRules) match(n *hostabi.Node, classes []string, norm func(stri
 	return -1
 }
 
+// ownedAndValued says whether n has the rule's owner and property value,
+// where the rule sets them. A node without the property never matches.
+func (r *AggregateRule) ownedAndValued(n *hostabi.Node) bool {
+	if r.Owner != nil && *r.Owner != n.Owner {
+		return false
+	}
+	if r.Value == nil {
+		return true
+	}
+	v, ok := n.Properties[r.Property]
+	return ok && v == *r.Value
+}
+
+// Fields are the optional node fields the rules need from the source
+// (hostabi.NodeFields): the owner if a rule names one, and each property
+// a rule names, once, in the order first named. None: the source sends
+// neither, and a node costs what it did without these rules.
+func (rs AggregateRules) Fields() hostabi.NodeFields {
+	var f hostabi.NodeFields
+	for _, r := range rs {
+		f.Owner = f.Owner || r.Owner != nil
+		if r.Value != nil && !slices.Contains(f.Properties, r.Property) {
+			f.Properties = append(f.Properties, r.Property)
+		}
+	}
+	return f
+}
+
 // Zone is the zone of the first rule that matches n, and whether one does.
 func (rs AggregateRules) Zone(n *hostabi.Node) (string, bool) {
 	if i := rs.Match(n); i >= 0 {
@@ -101,6 +136,10 @@ func (r AggregateRule) Describe() string {
 	add("conductor_group", r.ConductorGroup)
 	add("shard", r.Shard)
 	add("resource_class", r.ResourceClass)
+	add("owner", r.Owner)
+	if r.Value != nil {
+		parts = append(parts, fmt.Sprintf("%s=%q", r.Property, *r.Value))
+	}
 	return strings.Join(parts, " ")
 }
 

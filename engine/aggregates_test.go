@@ -56,6 +56,54 @@ func TestAggregateRulesMatch(t *testing.T) {
 	}
 }
 
+// Owner and property rules: exact values, a node without the property
+// never matches, first match still wins, and the fields the source must
+// send are exactly those the rules name.
+func TestAggregateRulesByOwnerAndProperty(t *testing.T) {
+	rules := AggregateRules{
+		{Zone: "az-r12", Property: "properties.rack", Value: ptr("r12"), Aggregates: []string{aggA}},
+		{Zone: "az-tenant", Owner: ptr("p-1"), Aggregates: []string{aggB}},
+		{Zone: "az-row", Owner: ptr("p-2"), Property: "extra.row", Value: ptr(""), Aggregates: []string{aggC}},
+		{Zone: "az-rack-again", Property: "properties.rack", Value: ptr("r13"), Aggregates: []string{aggC}},
+	}
+	node := func(owner string, props map[string]string) *hostabi.Node {
+		return &hostabi.Node{Owner: owner, Properties: props, ResourceClass: "gold"}
+	}
+	for _, c := range []struct {
+		name string
+		n    *hostabi.Node
+		want int
+	}{
+		{"property", node("", map[string]string{"properties.rack": "r12"}), 0},
+		{"first match: property before owner", node("p-1", map[string]string{"properties.rack": "r12"}), 0},
+		{"owner", node("p-1", map[string]string{"properties.rack": "r99"}), 1},
+		{"owner is exact", node("P-1", nil), -1},
+		{"value is exact", node("", map[string]string{"properties.rack": "R12"}), -1},
+		{"an empty value is a value", node("p-2", map[string]string{"extra.row": ""}), 2},
+		{"an absent property is not the empty value", node("p-2", nil), -1},
+		{"owner and property both", node("p-3", map[string]string{"extra.row": ""}), -1},
+		{"a later rule on the same property", node("", map[string]string{"properties.rack": "r13"}), 3},
+		{"no owner, no properties", node("", nil), -1},
+	} {
+		if got := rules.Match(c.n); got != c.want {
+			t.Errorf("%s: rule %d, want %d", c.name, got, c.want)
+		}
+	}
+	f := rules.Fields()
+	if !f.Owner || !slices.Equal(f.Properties, []string{"properties.rack", "extra.row"}) {
+		t.Errorf("fields %+v", f)
+	}
+	if f := rules[3:].Fields(); f.Owner || len(f.Properties) != 1 {
+		t.Errorf("fields of a property rule alone %+v", f)
+	}
+	if f := (AggregateRules{{Shard: ptr("s"), Aggregates: []string{aggA}}}).Fields(); !f.Empty() {
+		t.Errorf("a shard rule asks for %+v", f)
+	}
+	if d := rules[2].Describe(); d != `owner="p-2" extra.row=""` {
+		t.Errorf("describe %s", d)
+	}
+}
+
 func TestDesiredAggregatesByRule(t *testing.T) {
 	p := pol
 	p.Aggregates = []string{aggX}

@@ -47,7 +47,8 @@ func Accepts(accept []string, enc string) bool { return slices.Contains(accept, 
 // replaces each byte that is not valid UTF-8 with U+FFFD and marks the
 // node, as it does when it decodes JSON, so the encoder need not look. Resources are written in
 // sorted order of name. ok is false, and the caller must answer in JSON,
-// for a ratio that is not finite (encoding/json refuses it).
+// for a ratio that is not finite (encoding/json refuses it) and for a
+// node with an owner or properties, which rpb1 does not carry.
 func AppendNodeRecords(b []byte, nodes []Node) (out []byte, ok bool) {
 	b = append(b, RecordsMagic...)
 	b = append(b, RecordsNodes)
@@ -95,6 +96,9 @@ func uvarintLen(v int) int {
 }
 
 func appendNodeRecord(b []byte, n *Node) ([]byte, bool) {
+	if n.Owner != "" || len(n.Properties) > 0 {
+		return b, false
+	}
 	for _, s := range [...]string{n.UUID, n.Name, n.ResourceClass, n.InstanceUUID, n.PowerState,
 		n.ProvisionState, n.TargetProvisionState, n.Fault, n.Shard, n.ConductorGroup} {
 		b = appendRecordString(b, s)

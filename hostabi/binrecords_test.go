@@ -20,4 +20,10 @@ func TestNodeRecordsSizeIsExact(t *testing.T) {
 	if _, ok := AppendNodeRecords(nil, []Node{{UUID: "u", Resources: map[string]Resource{"X": {AllocationRatio: math.NaN()}}}}); ok {
 		t.Fatal("a NaN ratio encoded")
 	}
+	// rpb1 has no place for them: the SDK answers such a listing in JSON.
+	for _, n := range []Node{{UUID: "u", Owner: "p"}, {UUID: "u", Properties: map[string]string{"extra.rack": "r1"}}} {
+		if _, ok := AppendNodeRecords(nil, []Node{{UUID: "v"}, n}); ok {
+			t.Fatalf("%+v encoded in rpb1", n)
+		}
+	}
 }

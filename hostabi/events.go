@@ -73,6 +73,9 @@ type ReadNodesRequest struct {
 	// the nodes: the engine reads nodes first and instances second, as a
 	// cycle does, in two calls.
 	Instances bool `json:"instances,omitempty"`
+	// NodeFields are as in ListNodesRequest: a node read has the fields a
+	// listing would.
+	NodeFields
 }
 
 // ReadNodesResponse answers ExportReadNodes. Nodes holds each asked node

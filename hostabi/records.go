@@ -31,6 +31,15 @@ type Node struct {
 	Shard          string `json:"shard,omitempty"`
 	ConductorGroup string `json:"conductor_group,omitempty"`
 
+	// Owner and Properties are sent only when the request asks for them
+	// (NodeFields): the engine's aggregate rules match on them. Owner is
+	// the source's owner of the node (Ironic's owner, a project id).
+	Owner string `json:"owner,omitempty"`
+	// Properties holds the value of each property the request named that
+	// the node has, keyed by the name as asked; no other key. A value
+	// that is not a string is its JSON text (64, true).
+	Properties map[string]string `json:"properties,omitempty"`
+
 	// Invalid is set by the host, never sent by a plugin: the record broke
 	// a per-node limit of the answer (ABI.md §7), so some of its values
 	// are cut or missing. The engine quarantines the node; the rest of
@@ -49,7 +58,7 @@ type Invalid struct {
 // Codes of Invalid.
 const (
 	InvalidFieldTooLong   = "field_too_long"   // a string or number over plugin.max_field_length
-	InvalidTooManyEntries = "too_many_entries" // traits or resources over plugin.max_traits, or members over the cap
+	InvalidTooManyEntries = "too_many_entries" // traits or resources over plugin.max_traits, properties over those asked, or members over the cap
 	InvalidUTF8           = "bad_utf8"         // a string that is not valid UTF-8
 	InvalidValue          = "bad_value"        // a value of the wrong type, a bad flag, ratio or duplicate resource
 )
@@ -103,10 +112,30 @@ type ListInstancesResponse struct {
 type ListNodesRequest struct {
 	Shards          []string `json:"shards,omitempty"`
 	ConductorGroups []string `json:"conductor_groups,omitempty"`
+	NodeFields
 	// Accept lists the encodings, besides JSON, in which the host takes
 	// the answer (EncodingRecords). Absent: JSON only (older hosts).
 	Accept []string `json:"accept,omitempty"`
 }
+
+// NodeFields are the optional node fields a request asks the source to
+// fill (Node.Owner, Node.Properties); absent, the source sends neither.
+// The engine asks only for what its rules name, so a node costs nothing
+// more without them.
+type NodeFields struct {
+	Owner bool `json:"owner,omitempty"`
+	// Properties are the names of the node properties wanted, in the
+	// source's own terms (the Ironic plugin: "properties.<key>" or
+	// "extra.<key>"). At most MaxProperties.
+	Properties []string `json:"properties,omitempty"`
+}
+
+// MaxProperties bounds NodeFields.Properties: the host asks at most this
+// many, and a node's Properties never holds more than were asked.
+const MaxProperties = 16
+
+// Empty reports whether f asks for nothing.
+func (f NodeFields) Empty() bool { return !f.Owner && len(f.Properties) == 0 }
 
 // ListInstancesRequest is the input of ExportListInstances. Older hosts
 // send {}.

@@ -180,6 +180,7 @@ func (c *cloud) pluginOptions(cfg *config.Config, log *slog.Logger) wasmhost.Opt
 	}
 	o.MaxHTTPResponse = int64(cfg.Plugin.MaxHTTPResponse)
 	o.Limits = wasmhost.Limits{MaxRecords: cfg.Plugin.MaxRecords, MaxField: cfg.Plugin.MaxFieldLength, MaxTraits: cfg.Plugin.MaxTraits}
+	o.NodeFields = cfg.AggregateRules().Fields() // what the aggregate rules match on, only
 	if t := c.sess.TLS(); t != nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.TLSClientConfig = t

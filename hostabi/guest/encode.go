@@ -85,7 +85,29 @@ func appendNode(b []byte, n *hostabi.Node) ([]byte, bool) {
 	b = flag(b, "retired", n.Retired)
 	b = field(b, "shard", n.Shard)
 	b = field(b, "conductor_group", n.ConductorGroup)
-	return append(b, '}'), true
+	b = field(b, "owner", n.Owner)
+	return append(appendProperties(b, n.Properties), '}'), true
+}
+
+// appendProperties writes a node's properties, keys sorted, as
+// encoding/json writes a map.
+func appendProperties(b []byte, props map[string]string) []byte {
+	if len(props) == 0 {
+		return b
+	}
+	b = append(b, `,"properties":{`...)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(append(appendString(b, k), ':'), props[k])
+	}
+	return append(b, '}')
 }
 
 func appendResource(b []byte, r hostabi.Resource) ([]byte, bool) {

@@ -18,6 +18,7 @@ func sampleNodes() []hostabi.Node {
 			"VCPU": {Total: 32, AllocationRatio: 4}, "MEMORY_MB": {Total: 131072, Reserved: 2048, MinUnit: 1, MaxUnit: 65536, StepSize: 2, AllocationRatio: 1.5},
 			"DISK_GB": {Total: 1, AllocationRatio: 1e-9}, "X": {Total: 1, AllocationRatio: 3e22}}},
 		{UUID: "bad\xff utf8"},
+		{UUID: "u3", Owner: "p<1>", Properties: map[string]string{"properties.rack": "r12", "extra.row": "7\u2028", "a": ""}},
 	}
 }
 
@@ -42,7 +43,7 @@ func FuzzAppendListNodes(f *testing.F) {
 	f.Add("u", "name", "rc", "trait", 1.5, int64(3))
 	f.Fuzz(func(t *testing.T, uuid, name, rc, trait string, ratio float64, total int64) {
 		r := hostabi.ListNodesResponse{Complete: true, Nodes: []hostabi.Node{
-			{UUID: uuid, Name: name, ResourceClass: rc, Traits: []string{trait}},
+			{UUID: uuid, Name: name, ResourceClass: rc, Traits: []string{trait}, Owner: name, Properties: map[string]string{trait: rc}},
 			{UUID: uuid, Resources: map[string]hostabi.Resource{trait: {Total: total, AllocationRatio: ratio}}},
 		}}
 		want, err := json.Marshal(r)

@@ -26,6 +26,14 @@ type NodeReader interface {
 	ReadInstances(uuids []string) ([]hostabi.Instance, error)
 }
 
+// FieldReader is a NodeReader that also fills the optional node fields
+// a read asks for (hostabi.NodeFields), as its listing does: a node read
+// must be the node a listing gives. A NodeReader without it is asked
+// ReadNodes, and its nodes carry none.
+type FieldReader interface {
+	ReadNodesWith(uuids []string, fields hostabi.NodeFields) ([]hostabi.Node, error)
+}
+
 // RecentLister is the optional capability to list the nodes the source
 // changed last, newest first (hostabi.ExportRecentNodes), with the
 // source's stamp of each change: the engine's probe for changes the bus
@@ -107,7 +115,12 @@ func readNodes(p Plugin, in []byte) hostabi.ReadNodesResponse {
 		}
 	} else {
 		var nodes []hostabi.Node
-		if nodes, err = nr.ReadNodes(req.UUIDs); nodes != nil {
+		if fr, ok := p.(FieldReader); ok {
+			nodes, err = fr.ReadNodesWith(req.UUIDs, req.NodeFields)
+		} else {
+			nodes, err = nr.ReadNodes(req.UUIDs)
+		}
+		if nodes != nil {
 			r.Nodes = nodes
 		}
 	}

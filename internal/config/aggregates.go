@@ -18,6 +18,9 @@ type AggregateRule struct {
 	ConductorGroup *string  `toml:"conductor_group"`
 	Shard          *string  `toml:"shard"`
 	ResourceClass  *string  `toml:"resource_class"`
+	Owner          *string  `toml:"owner"`
+	Property       string   `toml:"property"`
+	Value          *string  `toml:"value"`
 	Aggregates     []string `toml:"aggregates"`
 }
 
@@ -29,7 +32,7 @@ func (c *Config) AggregateRules() engine.AggregateRules {
 	out := make(engine.AggregateRules, len(c.Provider.AggregateRules))
 	for i, r := range c.Provider.AggregateRules {
 		out[i] = engine.AggregateRule{Zone: r.Zone, ConductorGroup: r.ConductorGroup, Shard: r.Shard,
-			ResourceClass: r.ResourceClass, Aggregates: r.Aggregates}
+			ResourceClass: r.ResourceClass, Owner: r.Owner, Property: r.Property, Value: r.Value, Aggregates: r.Aggregates}
 	}
 	return out
 }
@@ -43,10 +46,11 @@ func (c *Config) checkAggregates() []error {
 	var errs []error
 	for i, r := range c.Provider.AggregateRules {
 		key := fmt.Sprintf("provider.aggregate_rules[%d]", i)
-		if r.ConductorGroup == nil && r.Shard == nil && r.ResourceClass == nil {
-			errs = append(errs, fmt.Errorf("%s: selects no node: set conductor_group, shard or resource_class "+
+		if r.ConductorGroup == nil && r.Shard == nil && r.ResourceClass == nil && r.Owner == nil && r.Value == nil {
+			errs = append(errs, fmt.Errorf("%s: selects no node: set conductor_group, shard, resource_class, owner or property "+
 				"(aggregates for every provider go in provider.aggregates)", key))
 		}
+		errs = append(errs, checkProperty(key, r)...)
 		if len(r.Aggregates) == 0 {
 			errs = append(errs, fmt.Errorf("%s.aggregates: is required (the nova aggregates' uuids)", key))
 		}
@@ -65,12 +69,30 @@ func (c *Config) checkAggregates() []error {
 			}
 		}
 	}
+	if n := len(c.AggregateRules().Fields().Properties); n > hostabi.MaxProperties {
+		errs = append(errs, fmt.Errorf("provider.aggregate_rules: name %d properties, more than %d", n, hostabi.MaxProperties))
+	}
 	for _, a := range c.Provider.Aggregates {
 		if !hostabi.ValidUUID(a) {
 			errs = append(errs, fmt.Errorf("provider.aggregates: %q is not a uuid", a))
 		}
 	}
 	return errs
+}
+
+// checkProperty names a property without a value, a value without a
+// property, and a name no source could hold (Ironic's keys are at most
+// 255 bytes, as the host caps a field).
+func checkProperty(key string, r AggregateRule) []error {
+	switch {
+	case r.Property != "" && r.Value == nil:
+		return []error{fmt.Errorf("%s: property = %q needs value = \"...\", the value it must have", key, r.Property)}
+	case r.Property == "" && r.Value != nil:
+		return []error{fmt.Errorf("%s: value = %q needs property = \"...\" (the Ironic plugin: \"properties.<key>\" or \"extra.<key>\")", key, *r.Value)}
+	case len(r.Property) > 255:
+		return []error{fmt.Errorf("%s.property: %d bytes, more than 255", key, len(r.Property))}
+	}
+	return nil
 }
 
 // covers says whether every node rule b selects is selected by a: each
@@ -81,5 +103,6 @@ func covers(a, b AggregateRule) bool {
 	}
 	id := func(s string) string { return s }
 	return same(a.ConductorGroup, b.ConductorGroup, strings.ToLower) && same(a.Shard, b.Shard, id) &&
-		same(a.ResourceClass, b.ResourceClass, baremetal.NormalizeResourceClass)
+		same(a.ResourceClass, b.ResourceClass, baremetal.NormalizeResourceClass) && same(a.Owner, b.Owner, id) &&
+		(a.Value == nil || a.Property == b.Property && same(a.Value, b.Value, id))
 }

@@ -37,6 +37,36 @@ func TestAggregateRules(t *testing.T) {
 	}
 }
 
+// Owner and property rules parse, and a rule on another value or another
+// property of the same name is not taken as shadowed.
+func TestAggregateRulesByOwnerAndProperty(t *testing.T) {
+	text := `[[provider.aggregate_rules]]
+property = "extra.rack"
+value = "r1"
+aggregates = ["aaaaaaaa-0000-4000-8000-000000000001"]
+[[provider.aggregate_rules]]
+property = "properties.rack"
+value = "r1"
+aggregates = ["bbbbbbbb-0000-4000-8000-000000000002"]
+[[provider.aggregate_rules]]
+owner = "p1"
+property = "extra.rack"
+value = "r2"
+aggregates = ["bbbbbbbb-0000-4000-8000-000000000002"]
+`
+	c, err := Parse(good+text, dirWithPlugin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := c.AggregateRules()
+	if rs[2].Owner == nil || *rs[2].Owner != "p1" || rs[2].Property != "extra.rack" || *rs[2].Value != "r2" {
+		t.Fatalf("rule %+v", rs[2])
+	}
+	if f := rs.Fields(); !f.Owner || len(f.Properties) != 2 {
+		t.Fatalf("fields %+v", f)
+	}
+}
+
 func TestBadAggregateRulesNamed(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
 		{"selects nothing", `[[provider.aggregate_rules]]
@@ -60,6 +90,29 @@ aggregates = ["bbbbbbbb-0000-4000-8000-000000000002"]`, "provider.aggregate_rule
 owner_group = "x"
 shard = "s1"
 aggregates = ["aaaaaaaa-0000-4000-8000-000000000001"]`, "provider.aggregate_rules.owner_group"},
+		{"property without value", `[[provider.aggregate_rules]]
+property = "properties.rack"
+aggregates = ["aaaaaaaa-0000-4000-8000-000000000001"]`, `provider.aggregate_rules[0]: property = "properties.rack" needs value`},
+		{"value without property", `[[provider.aggregate_rules]]
+value = "r12"
+aggregates = ["aaaaaaaa-0000-4000-8000-000000000001"]`, `provider.aggregate_rules[0]: value = "r12" needs property`},
+		{"shadowed by owner", `[[provider.aggregate_rules]]
+owner = "p1"
+aggregates = ["aaaaaaaa-0000-4000-8000-000000000001"]
+[[provider.aggregate_rules]]
+owner = "p1"
+property = "extra.rack"
+value = "r1"
+aggregates = ["bbbbbbbb-0000-4000-8000-000000000002"]`, "provider.aggregate_rules[1]: never matches: provider.aggregate_rules[0]"},
+		{"shadowed by property", `[[provider.aggregate_rules]]
+property = "extra.rack"
+value = "r1"
+aggregates = ["aaaaaaaa-0000-4000-8000-000000000001"]
+[[provider.aggregate_rules]]
+property = "extra.rack"
+value = "r1"
+shard = "s1"
+aggregates = ["bbbbbbbb-0000-4000-8000-000000000002"]`, "provider.aggregate_rules[1]: never matches: provider.aggregate_rules[0]"},
 		{"shared aggregate not a uuid", `[provider]
 aggregates = ["rack"]`, `provider.aggregates: "rack" is not a uuid`},
 	} {

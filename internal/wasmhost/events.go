@@ -46,10 +46,13 @@ func (p *Plugin) MapEvents(ctx context.Context, msgs []hostabi.EventMessage) ([]
 // must have been asked, once; the nodes it leaves out are not returned
 // (the caller never takes that as proof of deletion).
 func (p *Plugin) ReadNodes(ctx context.Context, uuids []string) ([]hostabi.Node, error) {
-	out, err := p.read(ctx, hostabi.ReadNodesRequest{UUIDs: uuids})
+	req := hostabi.ReadNodesRequest{UUIDs: uuids}
+	p.askFields(&req.NodeFields)
+	out, err := p.read(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	checkNodeFields(out.Nodes, req.NodeFields)
 	asked := askedSet(uuids)
 	seen := make(map[string]bool, len(out.Nodes))
 	for i, n := range out.Nodes {

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/rpengine/rpengine/hostabi"
 )
 
 // Options bound a plugin. Zero values take the defaults below.
@@ -74,6 +76,11 @@ type Options struct {
 	// keeps no projection, as hosts before them: the plugin answers with
 	// its nodes (benchmarks compare both).
 	NoRefs bool
+	// NodeFields are the optional node fields (an owner, named
+	// properties) asked in every list_nodes and read_nodes request; a
+	// node carrying one not asked is marked. Asking any offers JSON
+	// answers only (ABI.md §4). At most hostabi.MaxProperties properties.
+	NodeFields hostabi.NodeFields
 
 	// Logger receives the plugin's log calls and, as attributes of
 	// records tagged with the plugin's name (never raw), the lines it

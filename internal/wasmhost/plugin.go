@@ -181,7 +181,8 @@ func (p *Plugin) Supports(export string) bool {
 // ListNodes asks the plugin for every node in scope.
 func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
 	var kept *keptFrames
-	if !p.opts.JSONAnswers {
+	fields := p.askFields(&req.NodeFields)
+	if !p.opts.JSONAnswers && !fields {
 		req.Accept = []string{hostabi.EncodingRecords}
 		if p.offersRefs() {
 			req.Accept, kept = append(req.Accept, hostabi.EncodingRefs), newKeptFrames(p.budget())
@@ -204,6 +205,7 @@ func (p *Plugin) ListNodes(ctx context.Context, req hostabi.ListNodesRequest) ([
 	if !out.Complete {
 		return nil, p.named(hostabi.ExportListNodes, failure(KindBadAnswer, "answered without complete=true"))
 	}
+	checkNodeFields(out.Nodes, req.NodeFields)
 	nameInvalid(p.info.Name, out.Nodes)
 	return out.Nodes, nil
 }

@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -194,4 +195,38 @@ func loadBench(b *testing.B, url string, cfg map[string]any) *wasmhost.Plugin {
 // hostTransport is guest.HTTP done natively, as the host's gate does it.
 func hostTransport(base string) ironic.Transport {
 	return func(req guest.HTTPRequest) (guest.HTTPResponse, error) { return nativeHTTP(base, req) }
+}
+
+// BenchmarkListNodesFields10k is what aggregate rules by owner or by a
+// node property cost a listing of 10,000 nodes, each with an owner and
+// Ironic's usual properties: wasm (no such rule: the listing by
+// reference, as BenchmarkListNodes10k's) against wasm-fields (the host
+// asks for the owner and properties.rack: Ironic returns owner and the
+// properties objects, the plugin keeps the one key, the answer is JSON).
+func BenchmarkListNodesFields10k(b *testing.B) {
+	nodes := fakeironic.Generate(benchNodes, 42)
+	for i := range nodes {
+		nodes[i].Owner = fmt.Sprintf("%032x", i%50)
+		nodes[i].Properties = map[string]any{"cpus": 64, "memory_mb": 262144, "local_gb": 1800, "cpu_arch": "x86_64",
+			"capabilities": "boot_mode:uefi,secure_boot:true", "rack": fmt.Sprintf("r%d", i%40)}
+	}
+	srv := httptest.NewServer(fakeironic.New(nodes, 82))
+	b.Cleanup(srv.Close)
+	ctx := context.Background()
+	fields := hostabi.NodeFields{Owner: true, Properties: []string{"properties.rack"}}
+	list := func(p *wasmhost.Plugin, withFields bool) func(testing.TB) {
+		return func(tb testing.TB) {
+			got, err := p.ListNodes(ctx, hostabi.ListNodesRequest{})
+			if err != nil || len(got) != benchNodes || withFields != (got[1].Properties["properties.rack"] == "r1") {
+				tb.Fatal(len(got), err)
+			}
+		}
+	}
+	variants, cpu := withCPU([]guesttest.Variant{
+		{Name: "wasm", Run: list(loadWasm(b, srv.URL, map[string]any{}), false)},
+		{Name: "wasm-fields", Run: list(loadWasmWith(b, srv.URL, map[string]any{}, wasmhost.Options{NodeFields: fields}), true)},
+	})
+	ratios := []guesttest.Ratio{{Name: "fields/none", Num: "wasm-fields", Den: "wasm"}}
+	guesttest.Compare(b, 5, variants, ratios)
+	cpu(b, ratios)
 }

@@ -21,3 +21,9 @@ func (p *plugin) ReadInstances(uuids []string) ([]hostabi.Instance, error) {
 // RecentNodes is the probe for changes Ironic does not announce
 // (guest.RecentLister).
 func (p *plugin) RecentNodes(limit int) ([]string, []string, error) { return p.c.RecentNodes(limit) }
+
+// ReadNodesWith reads nodes with the optional fields the engine's rules
+// need (guest.FieldReader).
+func (p *plugin) ReadNodesWith(uuids []string, f hostabi.NodeFields) ([]hostabi.Node, error) {
+	return p.c.ReadNodesWith(uuids, f)
+}

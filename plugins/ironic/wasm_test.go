@@ -137,3 +137,48 @@ func TestWasmPluginWithAndWithoutProjectedResponses(t *testing.T) {
 		t.Fatal("the listings differ between projected and raw pages")
 	}
 }
+
+// The host asks the Wasm plugin for the fields its rules name (an owner,
+// a property, an extra key): every listing and node read carries them,
+// projected by the host, answered in JSON; without them none is fetched.
+func TestWasmPluginOptionalFields(t *testing.T) {
+	nodes := fakeironic.Generate(30, 5)
+	for i := range nodes {
+		nodes[i].Owner = []string{"p-1", "p-2", ""}[i%3]
+		nodes[i].Properties = map[string]any{"rack": "r" + string(rune('0'+i%4)), "cpus": 32}
+		nodes[i].Extra = map[string]any{"row": i % 2}
+	}
+	fake := fakeironic.New(nodes, 82)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	fields := hostabi.NodeFields{Owner: true, Properties: []string{"properties.rack", "extra.row"}}
+	p := loadWasmWith(t, srv.URL, map[string]any{"page_size": 7}, wasmhost.Options{NodeFields: fields})
+	ctx := context.Background()
+	got, err := p.ListNodes(ctx, hostabi.ListNodesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(nodes) {
+		t.Fatalf("%d nodes", len(got))
+	}
+	for i, n := range got {
+		want := map[string]string{"properties.rack": "r" + string(rune('0'+i%4)), "extra.row": []string{"0", "1"}[i%2]}
+		if n.Invalid != nil || n.Owner != nodes[i].Owner || !reflect.DeepEqual(n.Properties, want) {
+			t.Fatalf("node %d: owner %q properties %v (invalid %v), want %q %v", i, n.Owner, n.Properties, n.Invalid, nodes[i].Owner, want)
+		}
+	}
+	read, err := p.ReadNodes(ctx, []string{nodes[4].UUID})
+	if err != nil || len(read) != 1 || !reflect.DeepEqual(read[0], got[4]) {
+		t.Fatalf("read %+v, %v; listed %+v", read, err, got[4])
+	}
+	plain := loadWasm(t, srv.URL, map[string]any{"page_size": 7})
+	before := len(fake.Requests())
+	if got, err := plain.ListNodes(ctx, hostabi.ListNodesRequest{}); err != nil || got[0].Owner != "" || got[0].Properties != nil {
+		t.Fatalf("without fields: %+v, %v", got[0], err)
+	}
+	for _, q := range fake.Requests()[before:] {
+		if strings.Contains(q, "owner") || strings.Contains(q, "properties") || strings.Contains(q, "extra") {
+			t.Fatalf("asked Ironic for fields no rule names: %s", q)
+		}
+	}
+}

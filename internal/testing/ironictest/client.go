@@ -159,6 +159,13 @@ func (c *Client) SetShard(t testing.TB, uuid, shard string) {
 	c.patch(t, uuid, nodes.AddOp, "/shard", shard)
 }
 
+// Set adds or replaces the value at a node's JSON path: "/owner",
+// "/conductor_group", "/properties/rack", "/extra/row".
+func (c *Client) Set(t testing.TB, uuid, path string, value any) {
+	t.Helper()
+	c.patch(t, uuid, nodes.AddOp, path, value)
+}
+
 // SetResourceClass changes a node's resource class (Ironic allows it in
 // enroll, manageable and available only).
 func (c *Client) SetResourceClass(t testing.TB, uuid, rc string) {

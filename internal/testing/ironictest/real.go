@@ -188,7 +188,7 @@ func schemaKey() (string, error) {
 	return strings.Join(parts, "-"), nil
 }
 
-func launch(dir, tmpl, notifyURL string) (*testenv.Service, error) {
+func launch(dir, tmpl, notifyURL string, rewrite ...func(string) string) (*testenv.Service, error) {
 	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func launch(dir, tmpl, notifyURL string) (*testenv.Service, error) {
 		return nil, err
 	}
 	databases.Store("http://127.0.0.1:"+strconv.Itoa(port), db)
-	conf, err := writeConf(dir, port, db, notifying(notifyURL))
+	conf, err := writeConf(dir, port, db, append([]func(string) string{notifying(notifyURL)}, rewrite...)...)
 	if err != nil {
 		return nil, err
 	}

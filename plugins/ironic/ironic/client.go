@@ -45,6 +45,9 @@ type Client struct {
 	// noRecent: Ironic refused the listing sorted by updated_at once, so
 	// node reads take a GET each (readrecent.go).
 	noRecent bool
+	// want is the optional node fields of the call being served (nil:
+	// none), set by serve at its start.
+	want *want
 	// proofPages is the page count of the last listing of all node uuids:
 	// past that many nodes to prove, a listing costs fewer requests.
 	proofPages int

@@ -17,6 +17,7 @@ import (
 // of all of Ironic's nodes takes pages, one such listing answers for all
 // of them instead (byListing).
 func (c *Client) ConfirmDeleted(uuids []string) (deleted, present []string, err error) {
+	c.want = nil // uuids alone
 	v, err := c.negotiate()
 	if err != nil {
 		return nil, nil, fmt.Errorf("confirm deleted: %w", err)

@@ -17,6 +17,9 @@ import (
 // twice (pages shift under concurrent changes) is reported once, with the
 // data seen last.
 func (c *Client) ListNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error) {
+	if err := c.serve(req.NodeFields); err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
 	all, err := c.listPages(req, false)
 	if err != nil {
 		return nil, err
@@ -30,8 +33,14 @@ func (c *Client) ListNodes(req hostabi.ListNodesRequest) ([]hostabi.Node, error)
 // host builds the nodes from its own frames. When the host kept some
 // page (one over its budget) it lists again, whole, and returns the
 // nodes. The pages it reads by reference hold only their uuids and next
-// link (uuidPage): the host keeps the rest (nodePage).
+// link (uuidPage): the host keeps the rest (nodePage). A listing with optional node fields is never by reference
+// (rpr1 does not carry them; the host offers it only without them).
 func (c *Client) ListNodeRefs(req hostabi.ListNodesRequest) (*hostabi.NodeRefs, []hostabi.Node, error) {
+	if !req.NodeFields.Empty() {
+		nodes, err := c.ListNodes(req)
+		return nil, nodes, err
+	}
+	c.want = nil
 	all, err := c.listPages(req, c.project != nil)
 	if errors.Is(err, errNotKept) {
 		c.warnf("ironic: %v; listing again without answering by reference", err)
@@ -62,8 +71,12 @@ func (c *Client) listPages(req hostabi.ListNodesRequest, byRef bool) ([]Page, er
 	if err := checkScope(v, req); err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
+	if err := c.want.check(v); err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
 	var all []Page
 	for _, q := range queries(req) {
+		q.fields = c.want.fieldList(v)
 		pages, err := c.listQuery(q, v, byRef)
 		if err != nil {
 			return nil, fmt.Errorf("list nodes (%s): %w", q, err)
@@ -114,7 +127,7 @@ func (c *Client) listQuery(q query, v version, byRef bool) ([]Page, error) {
 func (c *Client) pages(q query, v version, byRef bool) ([]Page, error) {
 	var out []Page
 	marker := ""
-	project, keep := c.project, (*guest.Projection)(nil)
+	project, keep := c.projection(), (*guest.Projection)(nil)
 	if byRef {
 		project, keep = &uuidPage, c.project
 	}
@@ -169,9 +182,9 @@ func (c *Client) page(resp guest.HTTPResponse, byRef bool) (Page, error) {
 	case resp.ProjectErr != nil:
 		return nil, resp.ProjectErr
 	case resp.Projected != nil:
-		return projected{*resp.Projected, resp.Ref, byRef}, nil
+		return projected{*resp.Projected, resp.Ref, byRef, c.want}, nil
 	}
-	return c.decode(resp.Body)
+	return c.decodeBody(resp.Body)
 }
 
 // MergePages turns the pages into one slice of nodes, keeping one node per

@@ -86,7 +86,7 @@ func TestMergeRefsNamesWhatMergePagesBuilds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages = append(pages, projected{r, uint32(i + 1), false})
+		pages = append(pages, projected{r: r, ref: uint32(i + 1)})
 	}
 	want, wantDups, err := MergePages(pages)
 	if err != nil {
@@ -110,7 +110,7 @@ func TestMergeRefsNamesWhatMergePagesBuilds(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("by reference %v, MergePages %v", got, want)
 	}
-	if refs, _, _ := MergeRefs(append(pages, projected{pages[0].(projected).r, 0, false})); refs != nil {
+	if refs, _, _ := MergeRefs(append(pages, projected{r: pages[0].(projected).r})); refs != nil {
 		t.Fatal("refs to a page the host did not keep")
 	}
 }
@@ -144,7 +144,7 @@ func TestMergeSurvivesCollidingUUIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := []Page{projected{r, 1, false}}
+	pages := []Page{projected{r: r, ref: 1}}
 	want, wantDups, _ := MergePages(pages) // with the quick hash
 	wantRefs, _, _ := MergeRefs(pages)
 	testQuickHash = func(string) uint64 { return 7 }

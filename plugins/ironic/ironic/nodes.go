@@ -78,7 +78,7 @@ func PageDecoderFor(project func([]byte, guest.Projection) (guest.Records, error
 		if err != nil {
 			return nil, err
 		}
-		return projected{r, 0, false}, nil
+		return projected{r: r}, nil
 	}
 }
 
@@ -89,6 +89,7 @@ type projected struct {
 	r    guest.Records
 	ref  uint32
 	part bool
+	w    *want // the optional fields asked, nil if none
 }
 
 // uuidPage is what a plugin answering by reference reads of a page: the
@@ -139,6 +140,11 @@ func (p projected) Fill(dst []hostabi.Node) error {
 			Traits:               r.Strings(i, fTraits),
 			Fault:                r.String(i, fFault),
 			Retired:              r.Bool(i, fRetired),
+		}
+		if p.w != nil {
+			if err := p.w.fill(r, i, &dst[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

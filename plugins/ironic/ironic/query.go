@@ -15,7 +15,8 @@ type query struct {
 	group     *string // nil: any conductor group; "" is the default group
 	shards    []string
 	unsharded bool
-	uuidOnly  bool // every node's uuid alone: deletion proofs (confirm.go)
+	uuidOnly  bool   // every node's uuid alone: deletion proofs (confirm.go)
+	fields    string // fields= ("": the listing's own, nodeFields)
 }
 
 // queries splits a scope into listings whose union is exactly the scope.
@@ -55,6 +56,9 @@ func queries(req hostabi.ListNodesRequest) []query {
 func (q query) path(v version, limit int, marker string) string {
 	p := url.Values{}
 	p.Set("fields", strings.Join(nodeFields(v), ","))
+	if q.fields != "" {
+		p.Set("fields", q.fields)
+	}
 	if q.uuidOnly {
 		p.Set("fields", "uuid")
 	}

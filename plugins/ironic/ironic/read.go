@@ -21,7 +21,19 @@ import (
 // two or more are first looked for among the nodes changed last
 // (readRecent), one request.
 func (c *Client) ReadNodes(uuids []string) ([]hostabi.Node, error) {
+	return c.ReadNodesWith(uuids, hostabi.NodeFields{})
+}
+
+// ReadNodesWith is ReadNodes with the optional node fields a listing
+// with them gives (guest.FieldReader).
+func (c *Client) ReadNodesWith(uuids []string, fields hostabi.NodeFields) ([]hostabi.Node, error) {
+	if err := c.serve(fields); err != nil {
+		return nil, fmt.Errorf("read nodes: %w", err)
+	}
 	v, err := c.negotiate()
+	if err == nil {
+		err = c.want.check(v)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read nodes: %w", err)
 	}
@@ -69,7 +81,7 @@ func (c *Client) ReadNodes(uuids []string) ([]hostabi.Node, error) {
 // listing's pages, fields and checks, so a node is exactly what a cycle
 // sees; a node the listing lacks is left out, as a 404 is.
 func (c *Client) readListed(asked map[string]bool) ([]hostabi.Node, error) {
-	all, err := c.listPages(hostabi.ListNodesRequest{}, false)
+	all, err := c.listPages(hostabi.ListNodesRequest{}, false) // the fields are the call's (c.want)
 	if err != nil {
 		return nil, fmt.Errorf("read nodes by listing: %w", err)
 	}
@@ -87,7 +99,7 @@ func (c *Client) readListed(asked map[string]bool) ([]hostabi.Node, error) {
 }
 
 func (c *Client) readNode(id string, v version) (hostabi.Node, bool, error) {
-	path := "/v1/nodes/" + id + "?fields=" + strings.Join(nodeFields(v), ",")
+	path := "/v1/nodes/" + id + "?fields=" + c.want.fieldList(v)
 	resp, err := c.get(path, v)
 	if err != nil {
 		return hostabi.Node{}, false, err
@@ -104,7 +116,7 @@ func (c *Client) readNode(id string, v version) (hostabi.Node, bool, error) {
 	}
 	// The body is one node; as a one-node page it goes through the very
 	// decoder a listing uses.
-	page, err := c.decode(bytes.Join([][]byte{[]byte(`{"nodes":[`), resp.Body, []byte(`]}`)}, nil))
+	page, err := c.decodeBody(bytes.Join([][]byte{[]byte(`{"nodes":[`), resp.Body, []byte(`]}`)}, nil))
 	if err != nil || page.Len() != 1 {
 		return hostabi.Node{}, false, fmt.Errorf("GET %s: malformed body: %v", path, err)
 	}

@@ -22,7 +22,7 @@ import (
 // rest to read otherwise.
 func (c *Client) readRecent(ask []string, asked map[string]bool, v version) (found []hostabi.Node, rest []string, err error) {
 	limit := min(c.cfg.PageSize, max(2*len(ask), len(ask)+recentSlack))
-	path := recentPath(v, limit)
+	path := recentPath(v, limit, c.want.fieldList(v))
 	resp, err := c.get(path, v)
 	if err != nil {
 		return nil, nil, err
@@ -36,7 +36,7 @@ func (c *Client) readRecent(ask []string, asked map[string]bool, v version) (fou
 	if err := checkAnswered(path, resp, v); err != nil {
 		return nil, nil, err
 	}
-	page, err := c.decode(resp.Body)
+	page, err := c.decodeBody(resp.Body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("GET %s: malformed body: %w", path, err)
 	}
@@ -67,10 +67,10 @@ var errRecentRefused = errors.New("the listing sorted by updated_at was refused"
 const recentSlack = 10
 
 // recentPath is the listing's request, sorted by updated_at, newest
-// first, one page of limit.
-func recentPath(v version, limit int) string {
+// first, one page of limit, with fields.
+func recentPath(v version, limit int, fields string) string {
 	p := url.Values{}
-	p.Set("fields", strings.Join(nodeFields(v), ","))
+	p.Set("fields", fields)
 	p.Set("limit", strconv.Itoa(limit))
 	p.Set("sort_key", "updated_at")
 	p.Set("sort_dir", "desc")

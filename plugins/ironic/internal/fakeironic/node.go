@@ -23,6 +23,11 @@ type Node struct {
 	Traits               []string
 	Fault                string
 	Retired              bool
+	// Owner is Ironic's owner ("" serves null). Properties and Extra
+	// are served as JSON objects (nil serves {}), as Ironic does.
+	Owner      string
+	Properties map[string]any
+	Extra      map[string]any
 	// UpdatedAt is Ironic's updated_at ("" serves null: never updated);
 	// Server.Update sets it.
 	UpdatedAt string

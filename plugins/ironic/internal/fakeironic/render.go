@@ -9,7 +9,7 @@ import (
 var fieldSince = map[string]int{
 	"uuid": 1, "name": 5, "resource_class": 21, "provision_state": 1, "target_provision_state": 1,
 	"power_state": 1, "maintenance": 1, "instance_uuid": 1, "conductor_group": 46, "shard": 82,
-	"traits": 37, "fault": 42, "retired": 61,
+	"traits": 37, "fault": 42, "retired": 61, "owner": 50, "properties": 1, "extra": 1,
 }
 
 // appendNode writes a node as Ironic does with fields=: the fields in the
@@ -52,6 +52,12 @@ func appendNode(b []byte, n *Node, fields []string, base string) []byte {
 			b = appendNullable(b, n.Fault)
 		case "retired":
 			b = strconv.AppendBool(b, n.Retired)
+		case "owner":
+			b = appendNullable(b, n.Owner)
+		case "properties":
+			b = appendObject(b, n.Properties)
+		case "extra":
+			b = appendObject(b, n.Extra)
 		case "updated_at":
 			b = appendNullable(b, n.UpdatedAt)
 		}
@@ -71,6 +77,14 @@ func appendNode(b []byte, n *Node, fields []string, base string) []byte {
 func appendString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s)
 	return append(b, q...)
+}
+
+func appendObject(b []byte, m map[string]any) []byte {
+	if m == nil {
+		return append(b, "{}"...)
+	}
+	o, _ := json.Marshal(m)
+	return append(b, o...)
 }
 
 func appendNullable(b []byte, s string) []byte {
