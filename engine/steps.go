@@ -70,19 +70,7 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		c.quarantine(ctx, nil) // the outcomes alone: the providers are unknown
 		return
 	}
-	if r.whole {
-		c.claimOrphans(ctx, desired, listed)
-		c.adoptLeft(ctx, listed) // leftbehind.go
-	}
-	c.quarantine(ctx, listed) // every doubt reserves, first (doubt.go)
-	// Providers whose node is no longer listed: proofs asked and doubts
-	// reserved now, deleted only on proof, after the syncs.
-	if why, _ := c.halted(); r.whole && why == "" {
-		c.doubtVanished(ctx, nodes, desired, listed)
-	}
-	if r.gone != nil {
-		r.gone(ctx, c, listed)
-	}
+	c.doubts(ctx, r, nodes, desired, listed)
 	// Beside nova, the holds that change go first, each with the inventory
 	// it guards in one write (hold.go), and are released after the
 	// deletions, once nothing is left allocatable.
@@ -111,6 +99,24 @@ func (c *cycle) sweep(ctx context.Context, r run) {
 		c.countPauses()
 	}
 	c.recordAfter(ctx)
+}
+
+// doubts are the steps before any sync: orphans claimed and what a
+// departed owner left behind adopted, then every doubt reserved — a
+// quarantined node's provider, and those of unlisted nodes, whose
+// deletion proofs are asked now and acted on after the syncs.
+func (c *cycle) doubts(ctx context.Context, r run, nodes listedNodes, desired []Desired, listed map[string]placement.Generation) {
+	if r.whole {
+		c.claimOrphans(ctx, desired, listed)
+		c.adoptLeft(ctx, listed) // leftbehind.go
+	}
+	c.quarantine(ctx, listed) // doubt.go
+	if why, _ := c.halted(); r.whole && why == "" {
+		c.doubtVanished(ctx, nodes, desired, listed) // deletion.go
+	}
+	if r.gone != nil {
+		r.gone(ctx, c, listed)
+	}
 }
 
 // own finds this engine's providers and, before the first write, makes
