@@ -239,6 +239,14 @@ func (r *eventRig) generation(uuid string) int {
 // it, checking that no full cycle ran meanwhile: the event did it.
 func (r *eventRig) eventChange(what string, change func(), done func() bool) {
 	r.t.Helper()
+	took := r.bySync(what, change, done)
+	r.t.Logf("FIGURE %s reached Placement %.2f s after the Ironic call returned (full cycles every 10 min)", what, took.Seconds())
+}
+
+// bySync makes a change and waits until done, failing unless a node sync
+// ran and no full cycle did; it returns how long done took.
+func (r *eventRig) bySync(what string, change func(), done func() bool) time.Duration {
+	r.t.Helper()
 	cycles, syncs := r.cycles(), r.metric("rpengine_node_syncs_total")
 	change()
 	took := r.within(30*time.Second, what, done)
@@ -248,7 +256,7 @@ func (r *eventRig) eventChange(what string, change func(), done func() bool) {
 	if r.metric("rpengine_node_syncs_total") <= syncs {
 		r.t.Fatalf("%s: no node sync ran", what)
 	}
-	r.t.Logf("FIGURE %s reached Placement %.2f s after the Ironic call returned (full cycles every 10 min)", what, took.Seconds())
+	return took
 }
 
 // Ironic's notifications drive the engine: each change reaches Placement

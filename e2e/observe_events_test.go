@@ -35,8 +35,10 @@ func TestObserveFollowsNotificationsE2E(t *testing.T) {
 		return r.metric("rpengine_events_connected") == 1 && r.cycles() >= 2
 	})
 	time.Sleep(4 * time.Second) // past engine.interval: from now on only events move the drift
-	if d := r.metric("rpengine_drift_nodes"); d != 0 {
-		t.Fatalf("drift %v after the run wrote the providers, want 0", d)
+	// Other tests' providers in the shared Placement, named as nodes this
+	// Ironic lacks and owned by no live engine, are no_node drift: rightly.
+	if d := r.metric("rpengine_drift_nodes") - r.metric(`rpengine_drift_nodes{kind="no_node"}`); d != 0 {
+		t.Fatalf("drift %v (besides other tests' providers) after the run wrote the providers, want 0", d)
 	}
 	r.observedChange("maintenance set", func() { r.ironic.Maintenance(t, a, true) }, func() bool { return r.metric(reserved) == 1 })
 	r.observedChange("maintenance unset", func() { r.ironic.Maintenance(t, a, false) }, func() bool { return r.metric(reserved) == 0 })
@@ -49,14 +51,6 @@ func TestObserveFollowsNotificationsE2E(t *testing.T) {
 // it, checking that a node sync did it, not a full cycle.
 func (r *eventRig) observedChange(what string, change func(), done func() bool) {
 	r.t.Helper()
-	cycles, syncs := r.cycles(), r.metric("rpengine_node_syncs_total")
-	change()
-	took := r.within(30*time.Second, what, done)
-	if c := r.cycles(); c != cycles {
-		r.t.Fatalf("%s: %v full cycles ran meanwhile; the event was to do it", what, c-cycles)
-	}
-	if r.metric("rpengine_node_syncs_total") <= syncs {
-		r.t.Fatalf("%s: no node sync ran", what)
-	}
+	took := r.bySync(what, change, done)
 	r.t.Logf("FIGURE observe mode: %s in the drift metric %.2f s after the Ironic call returned (full cycles every 10 min)", what, took.Seconds())
 }

@@ -2,7 +2,6 @@ package ironictest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -32,29 +31,15 @@ const conductorMain = "import sys; from ironic.cmd.conductor import main; sys.ex
 // every conductor alive, so a node may be put in any of the groups.
 func StartRealGroups(t testing.TB, groups ...string) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: not using a real Ironic")
-	}
-	requireInstalled(t)
-	tmpl, err := template()
-	if err != nil {
-		t.Fatalf("ironic schema template: %v", err)
-	}
-	dir := scratchDir(t)
-	var p *testenv.Service
 	var rpcPort int
-	for range 3 { // another process may take a free port first
-		if rpcPort, err = testenv.FreePort(); err != nil {
+	p, dir := startAPI(t, func() []func(string) string {
+		port, err := testenv.FreePort()
+		if err != nil {
 			t.Fatal(err)
 		}
-		if p, err = launch(dir, tmpl, "", jsonRPC("localhost", "127.0.0.1", rpcPort, "")); !errors.Is(err, testenv.ErrExited) {
-			break
-		}
-	}
-	if err != nil {
-		t.Fatalf("start ironic: %v", err)
-	}
-	t.Cleanup(p.Stop)
+		rpcPort = port
+		return []func(string) string{jsonRPC("localhost", "127.0.0.1", port, "")}
+	})
 	db, _ := databases.Load(p.URL)
 	for i, g := range groups {
 		c, err := launchConductor(filepath.Join(dir, "conductor-"+strconv.Itoa(i)), db.(string),

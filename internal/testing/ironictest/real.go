@@ -36,6 +36,15 @@ const (
 // It is killed when the test ends.
 func StartReal(t testing.TB) string {
 	t.Helper()
+	p, _ := startAPI(t, func() []func(string) string { return nil })
+	return p.URL
+}
+
+// startAPI starts the all-in-one Ironic in a scratch directory, which it
+// returns too; rewrites gives each try's config rewrites (a port it
+// picks). It is stopped when the test ends.
+func startAPI(t testing.TB, rewrites func() []func(string) string) (*testenv.Service, string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: not using a real Ironic")
 	}
@@ -46,8 +55,8 @@ func StartReal(t testing.TB) string {
 	}
 	dir := scratchDir(t)
 	var p *testenv.Service
-	for range 3 { // another process may take the free port before Ironic binds it
-		if p, err = launch(dir, tmpl, ""); !errors.Is(err, testenv.ErrExited) {
+	for range 3 { // another process may take a free port before Ironic binds it
+		if p, err = launch(dir, tmpl, "", rewrites()...); !errors.Is(err, testenv.ErrExited) {
 			break
 		}
 	}
@@ -55,7 +64,7 @@ func StartReal(t testing.TB) string {
 		t.Fatalf("start ironic: %v", err)
 	}
 	t.Cleanup(p.Stop)
-	return p.URL
+	return p, dir
 }
 
 // scratchDir is the test's directory for the config, the database and the
