@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rpengine/rpengine/hostabi"
@@ -57,10 +58,17 @@ func inGroups(uuids []string, nodes []hostabi.Node, s Scope) []string {
 		return uuids
 	}
 	all := Scope{Shards: s.Shards, ConductorGroups: s.ConductorGroups}
-	out := make([]string, 0, len(uuids))
-	for i, u := range uuids {
+	first := 0
+	for first < len(nodes) && all.contains(&nodes[first]) {
+		first++
+	}
+	if first == len(nodes) {
+		return uuids // the usual case (the source filtered): no copy
+	}
+	out := slices.Clone(uuids[:first])
+	for i := first + 1; i < len(uuids); i++ {
 		if all.contains(&nodes[i]) {
-			out = append(out, u)
+			out = append(out, uuids[i])
 		}
 	}
 	return out
