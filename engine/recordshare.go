@@ -117,7 +117,11 @@ func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[
 		seen = func(i int, k known) { c.settled[i] = c.isSettled(desired[i], k, c.gens[i]) }
 	}
 	var warn string
-	w, err := c.rec.Intend(ctx, func(shared map[string][]byte) bool {
+	intend := c.rec.Intend
+	if !c.whole {
+		intend = c.rec.IntendPart // a node sync merges only its nodes' entries
+	}
+	w, err := intend(ctx, func(shared map[string][]byte) bool {
 		warn = c.e.mergeShared(c.state, shared, desired, c.withLeft(listed))
 		changed := c.state.intend(desired, listed, c.gens, seen)
 		if c.e.pol.Nova.Enabled && c.rec.Shared() {

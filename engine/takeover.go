@@ -37,12 +37,15 @@ type others struct {
 // an owner it may not take over is left alone like one seen before. A
 // failed listing only means those providers are looked up one by one.
 func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
+	e := c.e
+	o := others{takeable: map[string]placement.Generation{}}
+	c.quiet.takeableSeen(e.mayTakeOver, o.takeable)
+	c.others = o
 	want := c.quiet.unknown(desired, listed)
 	sweep := c.sweepDue() // leftbehind.go
 	if len(want) == 0 && sweep == "" {
 		return
 	}
-	e := c.e
 	traits, err := e.pc.TraitsStartingWith(ctx, OwnerTraitPrefix)
 	if err != nil {
 		e.log.Warn("owner markers not listed: other owners' providers are looked up one by one", "err", err)
@@ -52,7 +55,6 @@ func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[st
 	// theirs, and once none is wanted the others (engines long gone
 	// among them) need no listing.
 	slices.SortStableFunc(traits, func(a, b string) int { return boolInt(!e.mayTakeOver(a)) - boolInt(!e.mayTakeOver(b)) })
-	o := others{takeable: map[string]placement.Generation{}}
 	for _, owner := range traits {
 		mayTake := e.mayTakeOver(owner)
 		if owner == e.pol.OwnerTrait || len(want) == 0 && (sweep == "" || !mayTake) {
@@ -120,6 +122,24 @@ func (q *quiet) sawOwner(owner string, gens map[string]placement.Generation, wan
 		q.foreign[uuid] = foreignSeen{owner, g}
 		q.others[uuid] = g
 		q.anyForeign.Store(true)
+	}
+}
+
+// takeableSeen puts in takeable the providers the book left alone as an
+// owner's the engine may now take over (the peer died after they were
+// seen), at the generation this cycle listed them (beginQuiet). The book
+// keeps them out of the unknown ones, so without this each cost a refused
+// create, a lookup and a read before its marker flipped.
+func (q *quiet) takeableSeen(mayTake func(string) bool, takeable map[string]placement.Generation) {
+	if !q.anyForeign.Load() {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for uuid, f := range q.foreign {
+		if g := q.others[uuid]; g != "" && mayTake(f.owner) {
+			takeable[uuid] = g
+		}
 	}
 }
 

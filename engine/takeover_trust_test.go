@@ -232,3 +232,60 @@ func TestTakeOverListsItsPeersBeforeOtherOwners(t *testing.T) {
 		t.Fatalf("take-over listed %d owners' providers: %v; want its own and the dead peer's", len(listings), listings)
 	}
 }
+
+// A provider first seen as a live peer's, left alone, and later given up
+// by the fleet (the peer died) is taken over from the generation listed
+// this cycle like any other: a marker flip, no refused create, lookup or
+// read (the record has what the peer saw). The quiet book knew them, so
+// the cycle did not list them as unknown, and each one cost a refused
+// create, a lookup, three reads and the flip.
+func TestTakeOverOfProvidersSeenWhileTheirOwnerLived(t *testing.T) {
+	a := newRig(t, 20)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	var dead bool
+	me := &rig{t: t, fake: a.fake, src: a.src, opts: a.opts}
+	me.ownerT = engine.OwnerTrait("me")
+	me.pol = engine.Policy{OwnerTrait: me.ownerT, MarkerTraits: []string{"COMPUTE_NODE"},
+		MayTakeOver: func(owner string) bool { return dead && owner == a.ownerT }}
+	me.state, _ = engine.LoadState("", "")
+	me.restart()
+	me.eng.ShareRecord(store, true)
+	if rep := me.cycle(); rep.Failed != 20 {
+		t.Fatalf("beside a live owner: %+v", rep)
+	}
+	dead = true
+	a.fake.ResetRequests()
+	if rep := me.cleanCycle(); rep.Updated != 20 {
+		t.Fatalf("take-over report %+v", rep)
+	}
+	if c := a.fake.Find("POST", "/resource_providers"); len(c) != 0 {
+		t.Fatalf("take-over tried %d creates: %v", len(c), paths(a))
+	}
+	if n, w := reads(a, ""), len(a.fake.Find("PUT", "/resource_providers/*/traits")); n != 0 || w != 20 {
+		t.Fatalf("take-over of 20 providers: %d reads and %d trait writes, want none and one each: %v", n, w, paths(a))
+	}
+}
+
+// A node sync between a take-over's assignment and its full cycle reads
+// the shared record for its one node; the cycle must still read it for
+// the rest. The sync used to take the read that was due, and the cycle
+// then read each provider taken over (3 requests more a provider).
+func TestTakeOverAfterANodeSyncStillTrustsTheRecord(t *testing.T) {
+	a := newRig(t, 6)
+	store := &memStore{entries: map[string][]byte{}}
+	a.eng.ShareRecord(store, false)
+	a.cleanCycle()
+	b := taker(a, store)
+	if rep := b.eng.SyncNodes(context.Background(), b.src, []string{nodeUUID(0)}); len(rep.Errors) > 0 {
+		t.Fatalf("node sync: %v", rep.Errors)
+	}
+	a.fake.ResetRequests()
+	if rep := b.cleanCycle(); rep.Updated != 5 {
+		t.Fatalf("take-over report %+v", rep)
+	}
+	if n := reads(a, ""); n != 0 {
+		t.Fatalf("%d provider reads after a node sync, want none: %v", n, paths(a))
+	}
+}

@@ -56,6 +56,24 @@ echo '```'
 mark "go test -run '^\$' -bench NodeSync100k -benchtime 30x -count 1 ./engine/"
 go test -run '^$' -bench NodeSync100k -benchtime 30x -count 1 -timeout 30m ./engine/ 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
 echo '```'
+# A cold plan's reads of Placement against the cycle's it predicts
+# (counts: one run).
+echo
+echo "A cold \`engine plan\` of 1,000 new providers, its reads of providers and the cycle's (engine/planreads_test.go; goal: no more than the cycle):"
+echo
+echo '```'
+mark "go test -run '^\$' -bench PlanReads1k -benchtime 1x -count 1 ./engine/"
+go test -run '^$' -bench PlanReads1k -benchtime 1x -count 1 -timeout 10m ./engine/ 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo '```'
+# The plugin host's warm start: compiling the largest module with a warm
+# cache against reading its cache entry (the first compile fills it).
+echo
+echo "The plugin host's warm start, vmware.wasm (internal/wasmhost/warmstart_bench_test.go; goal: no more than twice the read of its cache entry):"
+echo
+echo '```'
+mark "RPENGINE_PLUGIN_DIR=\$PWD/build/plugins go test -run '^\$' -bench WarmCompileVMware -benchtime 5x -count 1 ./internal/wasmhost/"
+RPENGINE_PLUGIN_DIR="$PWD/build/plugins" go test -run '^$' -bench WarmCompileVMware -benchtime 5x -count 1 -timeout 10m ./internal/wasmhost/ 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)' || true
+echo '```'
 # The take-over of a departed peer's providers (docs/SCALEOUT.md):
 # requests per provider taken over and wall time, with and without the
 # shared record; a restart beside another owner's providers; and the

@@ -118,6 +118,7 @@ func goBenchSection(path string) ([]bench.Stamped, bench.Section, error) {
 		return nil, bench.Section{}, fmt.Errorf("-gobench: %w", err)
 	}
 	rows := append(append(bench.PluginCeilings(ms), bench.ProofRows(ms)...), bench.NodeSyncRows(ms)...)
+	rows = append(append(rows, bench.PlanReadsRows(ms)...), bench.WarmStartRows(ms)...)
 	rows = append(append(rows, bench.ListingRows(ms)...), bench.DecodeFloorRow(ms)...)
 	return append(rows, bench.MissingRows(ms)...), bench.Section{Body: string(b)}, nil
 }

@@ -125,6 +125,18 @@ func (k *Keeper) Intend(ctx context.Context, add Intent) (Writer, error) {
 	return guarded{sender{k.pc}, k.paused}, nil
 }
 
+// IntendPart is Intend for a run over a few providers (a node sync): its
+// add takes from the store only their entries, so a read that was due
+// stays due for the next run over all of them. Else a node sync just
+// after a take-over's assignment took the read, and the cycle read each
+// provider taken over from Placement instead.
+func (k *Keeper) IntendPart(ctx context.Context, add Intent) (Writer, error) {
+	due := k.reload
+	w, err := k.Intend(ctx, add)
+	k.reload = k.reload || due
+	return w, err
+}
+
 // paused says whether the ledger holds uuid paused; a Keeper without a
 // ledger (stand-down's) knows of no pause.
 func (k *Keeper) paused(uuid string) bool { return k.ledger != nil && k.ledger.Paused(uuid) }

@@ -155,3 +155,29 @@ func TestKeeperWithoutLedgerWrites(t *testing.T) {
 		t.Fatalf("writer %T: want the guarded sender, with nothing paused", w)
 	}
 }
+
+// A part's intent reads the store when due and leaves the read due for
+// the next whole one; once that has read, nothing is due.
+func TestIntendPartLeavesTheReadDue(t *testing.T) {
+	l, st := &fakeLedger{}, &fakeStore{entries: map[string][]byte{"a": []byte("old")}}
+	k := New(nil, l)
+	k.Share(st, true)
+	read := func(part bool) bool {
+		var got map[string][]byte
+		intend := k.Intend
+		if part {
+			intend = k.IntendPart
+		}
+		if _, err := intend(context.Background(), func(shared map[string][]byte) bool { got = shared; return false }); err != nil {
+			t.Fatal(err)
+		}
+		return got != nil
+	}
+	var got []bool
+	for _, part := range []bool{true, true, false, false, true} {
+		got = append(got, read(part))
+	}
+	if !slices.Equal(got, []bool{true, true, true, false, false}) {
+		t.Errorf("store read by part, part, whole, whole, part: %v; want parts to read while a whole read is due, then nothing", got)
+	}
+}

@@ -184,6 +184,8 @@ var Expected = []struct{ Pkg, Bench, Unit, What string }{
 	{"plugins/vmware", "BenchmarkList100x20", "wasm/native", "VMware plugin, Wasm / native (≤ 2×)"},
 	{"plugins/ironic/ironic", "BenchmarkConfirmDeleted10k", "ironic-requests/call", "Ironic requests per cycle, 10,000 unlisted nodes of a shrunk scope"},
 	{"engine", "BenchmarkNodeSync100k", "cpu-ms/sync", "engine CPU to sync one changed node at 100,000 providers"},
+	{"engine", "BenchmarkPlanReads1k", "plan-reads", "`engine plan`: Placement reads of providers, cold, 1,000 nodes to create"},
+	{"internal/wasmhost", "BenchmarkWarmCompileVMware", "compile-cpu-ms/start", "plugin-host warm start (vmware.wasm)"},
 }
 
 // MissingRows are NO rows for the Expected benchmarks ms lacks.
