@@ -2,7 +2,9 @@ package wasmhost_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,23 +49,30 @@ func BenchmarkWarmCompileVMware(b *testing.B) {
 		compile()
 		compileCPU += processCPU() - t
 		t = processCPU()
+		sha256.Sum256(wasm)
 		readCache(b, cacheDir)
 		readCPU += processCPU() - t
 		n++
 	}
 	b.ReportMetric(float64(compileCPU.Microseconds())/1e3/float64(n), "compile-cpu-ms/start")
-	b.ReportMetric(float64(readCPU.Microseconds())/1e3/float64(n), "cache-read-cpu-ms/start")
+	b.ReportMetric(float64(readCPU.Microseconds())/1e3/float64(n), "trusted-cpu-ms/start")
 }
 
-// readCache reads every file of the cache and checksums it, as wazero's
-// cache does with its entry.
+// readCache streams every file of the cache through a checksum, as
+// wazero's cache reads its entry (not into one buffer: faulting in a
+// buffer of the entry's size cost more than the read).
 func readCache(b *testing.B, dir string) {
+	buf := make([]byte, 1<<20)
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := os.ReadFile(path)
-		crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.CopyBuffer(crc32.New(crc32.MakeTable(crc32.Castagnoli)), f, buf)
 		return err
 	})
 	if err != nil {

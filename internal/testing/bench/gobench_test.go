@@ -175,16 +175,16 @@ func TestPlanReadsAndWarmStartRows(t *testing.T) {
 	got := rows("# run 2026-12-05 21:30, load 1.2: go test ./engine/\n" +
 		"BenchmarkPlanReads1k-2   1   527853403 ns/op   1.000 cycle-reads   2.000 plan-reads\n" +
 		"ok  \tgithub.com/rpengine/rpengine/engine\t1s\n" +
-		"BenchmarkWarmCompileVMware-2   5   1 ns/op   310.0 compile-cpu-ms/start   27.00 cache-read-cpu-ms/start\n" +
+		"BenchmarkWarmCompileVMware-2   5   1 ns/op   310.0 compile-cpu-ms/start   27.00 trusted-cpu-ms/start\n" +
 		"ok  \tgithub.com/rpengine/rpengine/internal/wasmhost\t9s\n")
 	if len(got) != 2 || !strings.HasPrefix(got[0].Met, "NO by 1") || got[0].Value != "2 (the cycle it predicts: 1)" ||
 		got[0].At != "2026-12-05 21:30, load 1.2" || !strings.HasPrefix(got[1].Met, "NO: wazero") ||
-		got[1].Value != "310 (the cache entry's read: 27; 11.5×)" {
+		got[1].Value != "310 (trusting the cache: 27; 11.5×)" {
 		t.Fatalf("rows %+v", got)
 	}
 	got = rows("BenchmarkPlanReads1k-2   1   5 ns/op   1.000 cycle-reads   1.000 plan-reads\n" +
 		"ok  \tgithub.com/rpengine/rpengine/engine\t1s\n" +
-		"BenchmarkWarmCompileVMware-2   5   1 ns/op   40.0 compile-cpu-ms/start   27.00 cache-read-cpu-ms/start\n" +
+		"BenchmarkWarmCompileVMware-2   5   1 ns/op   40.0 compile-cpu-ms/start   27.00 trusted-cpu-ms/start\n" +
 		"ok  \tgithub.com/rpengine/rpengine/internal/wasmhost\t9s\n")
 	if len(got) != 2 || got[0].Met != "yes" || got[1].Met != "yes" {
 		t.Fatalf("rows at the goals %+v", got)
