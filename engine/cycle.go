@@ -235,15 +235,19 @@ func (c *cycle) listOwned(ctx context.Context) (map[string]placement.Generation,
 
 // syncAll writes only real differences, in parallel, bounded.
 func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[string]placement.Generation) {
-	done := 0
 	if c.settled != nil && c.state.writeCount() != c.settledAt {
 		c.settled = nil // written since intend judged the entries: judge afresh
 	}
 	// Workers take the next provider by index, not from a channel fed one
 	// by one: at 100,000 providers the hand-offs were a tenth of an idle
 	// cycle. Stopping hands the rest over in one piece, as deferred.
-	order, flips := c.urgentFirst(desired) // takeover.go; nil: desired's order
+	urgent, flips := c.urgentFirst(desired) // takeover.go; nil: desired's order
+	done := 0
+	order, flips := c.settledFirst(ctx, desired, listed, urgent, flips, &done) // settledfirst.go
 	n := len(desired)
+	if order != nil {
+		n = len(order)
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range c.e.opts.Concurrency {
@@ -265,26 +269,32 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 				}
 				d := desired[i]
 				res, conflicts, err := c.syncAt(ctx, i, d, listed)
-				if err != nil {
-					c.failed(d, err)
-				}
-				c.mu.Lock()
-				c.tally(d.UUID, res, conflicts, err)
-				done++
-				if c.e.opts.Progress != nil {
-					c.e.opts.Progress(done, len(desired))
-				}
-				c.mu.Unlock()
+				c.counted(d, res, conflicts, err, &done, len(desired))
 			}
 		})
 	}
 	wg.Wait()
-	c.flipsDone(order) // takeover.go
+	c.flipsDone(urgent) // takeover.go
 	if w := c.budget.summary(); w != "" {
 		c.fail(ErrDeferred, "", fmt.Sprintf("%s; %d providers wait with them", w, c.budgetWaits))
 	}
 	c.r.ForeignRewrites = int(c.foreign.Swap(0))
 	c.r.LeftToNodeSyncs = int(c.newer.Swap(0))
+}
+
+// counted records one provider's sync in the report: its outcome if it
+// failed, the tally and the progress.
+func (c *cycle) counted(d Desired, res outcome, conflicts int, err error, done *int, total int) {
+	if err != nil {
+		c.failed(d, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tally(d.UUID, res, conflicts, err)
+	*done++
+	if c.e.opts.Progress != nil {
+		c.e.opts.Progress(*done, total)
+	}
 }
 
 // syncAt syncs desired provider i, d.

@@ -52,7 +52,7 @@ func TestEntriesAgreeWithAMap(t *testing.T) {
 		for _, d := range desired[:len(desired)/2] {
 			listed[d.UUID] = "1"
 		}
-		gens := make([]placement.Generation, len(desired))
+		gens := probeListed(desired, listed)
 		s.intend(desired, listed, gens, func(i int, k known) {
 			if w, _ := intended(want, desired[i], listed); !reflect.DeepEqual(k, w) {
 				t.Fatalf("round %d: %s seen as %+v, want %+v", round, desired[i].UUID, k, w)

@@ -60,7 +60,10 @@ func (c *outcomes) take() []Outcome {
 	defer c.mu.Unlock()
 	out := c.list
 	c.list = nil
-	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.Node, b.Node) })
+	byNode := func(a, b Outcome) int { return strings.Compare(a.Node, b.Node) }
+	if !slices.IsSortedFunc(out, byNode) { // an idle cycle's are (settledFirst)
+		slices.SortStableFunc(out, byNode)
+	}
 	return out
 }
 

@@ -30,9 +30,9 @@ import (
 // traits and aggregates of every provider, and a pending creation for
 // each desired provider not among this engine's listed providers. It
 // reports whether the record changed and so must be saved first. gens,
-// if not nil, gets each desired provider's listed generation ("" if not
-// listed): the syncs and vanished then probe the listing no more; it is
-// given by a whole cycle only, whose slots are kept for the next (hints).
+// if not nil, is each desired provider's listed generation (probeListed),
+// read instead of listed; it is given by a whole cycle only, whose slots
+// are kept for the next (hints).
 // seen, if not nil, is shown each desired provider's entry as it leaves it.
 func (s *State) intend(desired []Desired, listed map[string]placement.Generation, gens []placement.Generation, seen func(int, known)) bool {
 	s.mu.Lock()
@@ -41,11 +41,6 @@ func (s *State) intend(desired []Desired, listed map[string]placement.Generation
 	if gens != nil {
 		hints = s.hintsFor(len(desired))
 		s.providers.reserve(len(desired))
-		// The listing's probes in a loop of their own: each misses the
-		// cache, and alone the next ones overlap it.
-		for i, d := range desired {
-			gens[i] = listed[d.UUID]
-		}
 	}
 	changed := false
 	for i, d := range desired {
@@ -219,4 +214,16 @@ func (c *cycle) warn(msg string) {
 	c.mu.Lock()
 	c.r.Warnings = append(c.r.Warnings, msg)
 	c.mu.Unlock()
+}
+
+// probeListed is each desired provider's generation in listed, by index
+// ("" if not listed): one probe of the listing a provider a cycle, for
+// listOthers, intend, the syncs and vanished. The probes run in a loop
+// of their own: each misses the cache, and alone the next ones overlap it.
+func probeListed(desired []Desired, listed map[string]placement.Generation) []placement.Generation {
+	gens := make([]placement.Generation, len(desired))
+	for i, d := range desired {
+		gens[i] = listed[d.UUID]
+	}
+	return gens
 }

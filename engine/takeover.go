@@ -41,7 +41,8 @@ func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[st
 	o := others{takeable: map[string]placement.Generation{}}
 	c.quiet.takeableSeen(e.mayTakeOver, o.takeable)
 	c.others = o
-	want := c.quiet.unknown(desired, listed)
+	c.gens = probeListed(desired, listed) // for intend too: the listing is not written in between
+	want := c.quiet.unknown(desired, c.gens)
 	sweep := c.sweepDue() // leftbehind.go
 	if len(want) == 0 && sweep == "" {
 		return
@@ -75,14 +76,14 @@ func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[st
 	c.others = o
 }
 
-// unknown is the set of desired providers neither listed as ours nor in
-// this cycle's listings of other owners.
-func (q *quiet) unknown(desired []Desired, listed map[string]placement.Generation) map[string]struct{} {
+// unknown is the set of desired providers neither listed as ours (gens,
+// by index: probeListed) nor in this cycle's listings of other owners.
+func (q *quiet) unknown(desired []Desired, gens []placement.Generation) map[string]struct{} {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	var want map[string]struct{}
-	for _, d := range desired {
-		if _, ours := listed[d.UUID]; ours {
+	for i, d := range desired {
+		if gens[i] != "" { // ours: the listing refuses an empty generation
 			continue
 		}
 		if _, seen := q.others[d.UUID]; seen {
