@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/rpengine/rpengine/engine/placement"
 )
 
@@ -32,6 +34,11 @@ type nameBook struct {
 	mu      sync.Mutex
 	exist   map[string]bool // "trait:X", "rc:X"
 	unknown map[string]bool // standard traits Placement lacks
+	// creating lets one sync create a name (or ask which standard traits
+	// exist) while the others that need it wait for it: on a new engine's
+	// first cycle every worker needed the owner trait at once, and each
+	// sent its own PUT.
+	creating singleflight.Group
 }
 
 func newNameBook() *nameBook {
@@ -141,15 +148,21 @@ func (c *cycle) ensure(ctx context.Context, key string) error {
 	if c.names.has(key) {
 		return nil
 	}
-	if err := c.budget.take(key); err != nil {
-		return err
-	}
-	kind, name, _ := strings.Cut(key, ":")
-	if err := c.w.CreateName(ctx, kind, name); err != nil {
-		return fmt.Errorf("ensure %s: %w", key, err)
-	}
-	c.names.add(key)
-	return nil
+	_, err, _ := c.names.creating.Do(key, func() (any, error) {
+		if c.names.has(key) { // created while this one came
+			return nil, nil
+		}
+		if err := c.budget.take(key); err != nil {
+			return nil, err
+		}
+		kind, name, _ := strings.Cut(key, ":")
+		if err := c.w.CreateName(ctx, kind, name); err != nil {
+			return nil, fmt.Errorf("ensure %s: %w", key, err)
+		}
+		c.names.add(key)
+		return nil, nil
+	})
+	return err
 }
 
 // knownTraits creates the custom traits of ts and drops standard ones
@@ -175,6 +188,22 @@ func (c *cycle) knownTraits(ctx context.Context, ts []string) ([]string, error) 
 		}
 	}
 	if len(ask) > 0 {
+		unknown, err := c.askTraits(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		drop = append(drop, unknown...)
+	}
+	if len(drop) == 0 {
+		return ts, nil
+	}
+	return slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(drop, t) }), nil
+}
+
+// askTraits learns which of the standard traits ask Placement lacks, and
+// returns them: one request for the syncs that ask the same at once.
+func (c *cycle) askTraits(ctx context.Context, ask []string) ([]string, error) {
+	v, err, _ := c.names.creating.Do("ask:"+strings.Join(ask, ","), func() (any, error) {
 		unknown, err := c.e.pc.UnknownTraits(ctx, ask)
 		if err != nil {
 			return nil, err
@@ -182,13 +211,11 @@ func (c *cycle) knownTraits(ctx context.Context, ts []string) ([]string, error) 
 		c.names.learn(ask, unknown)
 		if len(unknown) > 0 {
 			c.e.log.Warn("traits unknown to Placement left out", "traits", unknown)
-			drop = append(drop, unknown...)
 		}
-	}
-	if len(drop) == 0 {
-		return ts, nil
-	}
-	return slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return slices.Contains(drop, t) }), nil
+		return unknown, nil
+	})
+	unknown, _ := v.([]string)
+	return unknown, err
 }
 
 // ensureClasses creates the custom resource classes of inv.

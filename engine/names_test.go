@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rpengine/rpengine/engine"
 	"github.com/rpengine/rpengine/engine/placement"
@@ -131,5 +132,37 @@ func TestLostNamesAreCreatedAgain(t *testing.T) {
 	}
 	if am.inventoryPuts != 2 {
 		t.Fatalf("a class that stays missing: %d inventory writes, want 2 (one retry)", am.inventoryPuts)
+	}
+}
+
+// A new engine's first cycle creates each custom name once, and asks
+// once which standard traits exist: the syncs that need a name while one
+// of them creates it wait for that creation (Placement is slow to answer
+// here, so all four workers need the owner trait, the class and the
+// marker at once). Each used to send its own request.
+func TestEachNewNameIsCreatedOnce(t *testing.T) {
+	r := newRig(t, 40)
+	r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/traits/*", Delay: 30 * time.Millisecond})
+	r.fake.Inject(placementfake.Fault{Method: "PUT", Path: "/resource_classes/*", Delay: 30 * time.Millisecond})
+	r.fake.Inject(placementfake.Fault{Method: "GET", Path: "/traits", Delay: 30 * time.Millisecond})
+	if rep := r.cycle(); len(rep.Errors) > 0 || rep.Created != 40 {
+		t.Fatalf("first cycle: created %d, %v", rep.Created, rep.ErrorMessages())
+	}
+	puts, asks := map[string]int{}, 0
+	for _, q := range r.fake.Requests() {
+		if q.Method == "PUT" && (strings.HasPrefix(q.Path, "/traits/") || strings.HasPrefix(q.Path, "/resource_classes/")) {
+			puts[q.Path]++
+		}
+		if q.Method == "GET" && q.Path == "/traits" && strings.Contains(q.Query, "COMPUTE_NODE") {
+			asks++
+		}
+	}
+	if len(puts) == 0 || asks != 1 {
+		t.Fatalf("names created %v, standard traits asked %d times; want some created, asked once", puts, asks)
+	}
+	for path, n := range puts {
+		if n != 1 {
+			t.Errorf("%s sent %d times, want once: %v", path, n, puts)
+		}
 	}
 }

@@ -8,8 +8,7 @@ import (
 
 // getsOf counts the GET requests of providers Placement received, by
 // path and query. The lookups of standard traits are left out: the same
-// code in a plan and a cycle, whose concurrent syncs race to them (3 or 4
-// at 1,000 nodes, either way).
+// code in a plan and a cycle, one request each (askTraits).
 func getsOf(r *rig) (n int, byPath map[string]int) {
 	byPath = map[string]int{}
 	for _, q := range r.fake.Requests() {
