@@ -264,9 +264,7 @@ func (c *cycle) syncAll(ctx context.Context, desired []Desired, listed map[strin
 				if i >= n || i >= flips && c.yieldFlips(i, n, &next) {
 					return
 				}
-				if order != nil {
-					i = order[i]
-				}
+				i = at(order, i) // settledfirst.go
 				d := desired[i]
 				res, conflicts, err := c.syncAt(ctx, i, d, listed)
 				c.counted(d, res, conflicts, err, &done, len(desired))

@@ -216,6 +216,16 @@ func (c *cycle) warn(msg string) {
 	c.mu.Unlock()
 }
 
+// listedGens is c.gens, probed from listed on the first call of the
+// cycle (listOthers in a whole cycle, else recordIntent): the listing is
+// not written between the two.
+func (c *cycle) listedGens(desired []Desired, listed map[string]placement.Generation) []placement.Generation {
+	if c.gens == nil {
+		c.gens = probeListed(desired, listed)
+	}
+	return c.gens
+}
+
 // probeListed is each desired provider's generation in listed, by index
 // ("" if not listed): one probe of the listing a provider a cycle, for
 // listOthers, intend, the syncs and vanished. The probes run in a loop

@@ -110,9 +110,7 @@ func (l stateLedger) Paused(uuid string) bool {
 // and takes the run's writer from it. A plan's record reads the store
 // when the cycle would, into its copy of the state, and writes nothing.
 func (c *cycle) recordIntent(ctx context.Context, desired []Desired, listed map[string]placement.Generation) error {
-	if c.gens == nil { // listOthers probed it already in a whole cycle
-		c.gens = probeListed(desired, listed)
-	}
+	c.listedGens(desired, listed)
 	var seen func(int, known)
 	if judgeAtIntend {
 		c.settled = make([]bool, len(desired))

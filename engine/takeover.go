@@ -41,8 +41,7 @@ func (c *cycle) listOthers(ctx context.Context, desired []Desired, listed map[st
 	o := others{takeable: map[string]placement.Generation{}}
 	c.quiet.takeableSeen(e.mayTakeOver, o.takeable)
 	c.others = o
-	c.gens = probeListed(desired, listed) // for intend too: the listing is not written in between
-	want := c.quiet.unknown(desired, c.gens)
+	want := c.quiet.unknown(desired, c.listedGens(desired, listed))
 	sweep := c.sweepDue() // leftbehind.go
 	if len(want) == 0 && sweep == "" {
 		return
